@@ -1,0 +1,176 @@
+"""Game logs: JSON Lines, one event per line, written by the engine and checked by replay.
+
+The first line is the header (engine version, ruleset, variants, seed, players, and the
+position for a game set up mid-hand); the last is the result. Every `act` line is a decision
+taken; `auto` marks the ones the engine took because only one action was legal. Replaying feeds
+the non-automatic actions back into a fresh engine and compares every line the engine writes
+with the log, so an edited log fails at the first line that disagrees.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from engine.game import ENGINE_VERSION, Event, Game, IllegalAction
+from engine.rules import Variants, resolve_ruleset
+
+LOG_FORMAT = "grass-log/1"
+
+
+class LogError(ValueError):
+    """A log that is unreadable or disagrees with the engine, at a 1-based line number."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(f"line {line}: {message}")
+        self.line = line
+
+
+def encode(event: Event) -> str:
+    """One event as its log line (compact JSON; card kinds become their text encodings)."""
+    return json.dumps(event, separators=(",", ":"))
+
+
+def _normal(event: Event) -> Any:
+    return json.loads(encode(event))
+
+
+def dumps(events: Iterable[Event]) -> str:
+    return "".join(encode(event) + "\n" for event in events)
+
+
+def write_log(game: Game, path: str | Path) -> Path:
+    """Write a game's log; a name ending in `.gz` is gzip-compressed."""
+    path = Path(path)
+    data = dumps(game.events).encode()
+    if path.suffix == ".gz":
+        # mtime=0 keeps the compressed bytes identical for identical games.
+        with path.open("wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as gz:
+            gz.write(data)
+    else:
+        path.write_bytes(data)
+    return path
+
+
+def _open_text(source: str | Path | IO[bytes]) -> IO[str]:
+    if isinstance(source, (str, Path)):
+        raw: IO[bytes] = Path(source).open("rb")
+    else:
+        raw = source
+    head = raw.read(2)
+    rest = raw.read()
+    data = head + rest
+    if head == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise LogError(1, f"not a readable gzip file ({exc})") from None
+    try:
+        return io.StringIO(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise LogError(1, f"not UTF-8 text ({exc.reason})") from None
+
+
+def iter_events(source: str | Path | IO[bytes]) -> Iterator[Event]:
+    """Parse a log (plain or gzip) into events; raises LogError naming the bad line."""
+    with _open_text(source) as text:
+        for number, line in enumerate(text, start=1):
+            if not line.strip():
+                raise LogError(number, "empty line")
+            try:
+                event = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise LogError(number, f"not JSON ({exc.msg})") from None
+            if not isinstance(event, dict) or "e" not in event:
+                raise LogError(number, "not an event object with an 'e' field")
+            yield event
+
+
+def read_log(source: str | Path | IO[bytes]) -> list[Event]:
+    return list(iter_events(source))
+
+
+def game_from_header(header: Event) -> Game:
+    """A fresh game as the header describes it (line 1 of a log)."""
+    if header.get("e") != "header":
+        raise LogError(1, "the first line must be the header")
+    if header.get("format") != LOG_FORMAT:
+        raise LogError(1, f"unknown log format {header.get('format')!r}, expected {LOG_FORMAT}")
+    major = str(header.get("engine", "")).split(".")[0]
+    if major != ENGINE_VERSION.split(".")[0]:
+        raise LogError(
+            1, f"log written by engine {header.get('engine')}, this is engine {ENGINE_VERSION}"
+        )
+    try:
+        variants = Variants.from_dict(header.get("variants", {}))
+        players = header["players"]
+        seed = header["seed"]
+        if not isinstance(seed, int) or not isinstance(players, list):
+            raise TypeError("seed must be an integer and players a list")
+        if "position" in header:
+            from engine.position import Position, game_from_position
+
+            position = Position.from_dict(header["position"])
+            return game_from_position(position, header["ruleset"], variants, seed)
+        rules = resolve_ruleset(header["ruleset"], variants)
+        return Game(rules, variants, seed, [str(p) for p in players])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise LogError(1, f"bad header: {exc}") from None
+
+
+def replay(events: Iterable[Event]) -> Game:
+    """Replay a log through the engine; returns the finished game.
+
+    Raises LogError at the first line where the log and the engine disagree: an edited card,
+    action, score or result, a missing line, or lines after the result.
+    """
+    log = list(events)
+    if not log:
+        raise LogError(1, "the log is empty")
+    game = game_from_header(log[0])
+    checked = 0
+    while True:
+        while checked < len(game.events):
+            expected = _normal(game.events[checked])
+            if checked >= len(log):
+                raise LogError(checked + 1, f"log ends early; the engine expected {expected}")
+            if log[checked] != expected:
+                raise LogError(
+                    checked + 1, f"the engine expected {encode(expected)}, the log has "
+                    f"{encode(log[checked])}"
+                )
+            checked += 1
+        if game.over:
+            break
+        if checked >= len(log):
+            decision = game.decision
+            raise LogError(
+                checked + 1,
+                f"log ends early; seat {decision.seat} still has a '{decision.phase}' decision",
+            )
+        line = log[checked]
+        if line.get("e") != "act" or line.get("auto"):
+            raise LogError(
+                checked + 1,
+                f"the engine expected an action by seat {game.to_act}, the log has {encode(line)}",
+            )
+        if line.get("seat") != game.to_act:
+            raise LogError(
+                checked + 1, f"seat {line.get('seat')} acts, but it is seat {game.to_act}'s turn"
+            )
+        try:
+            game.apply(line.get("action"))  # type: ignore[arg-type]
+        except IllegalAction as exc:
+            raise LogError(checked + 1, str(exc)) from None
+    if checked < len(log):
+        raise LogError(checked + 1, "lines after the result")
+    return game
+
+
+def verify(source: str | Path | IO[bytes]) -> Game:
+    """Read and replay a log file; the finished game if every line agrees."""
+    return replay(read_log(source))
