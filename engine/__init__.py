@@ -12,7 +12,7 @@ Rules are data (`Ruleset`, `Variants`); every rule and interpretation is in `eng
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from engine.cards import FAMILY, INFO, VALUE, Card, Family
 from engine.game import ENGINE_VERSION, Decision, Game, IllegalAction, Phase
@@ -52,8 +52,10 @@ def new_game(
     players: int | Sequence[str] = 4,
     seed: int = 0,
     variants: Variants | None = None,
+    limits: Mapping[str, int] | None = None,
 ) -> Game:
-    """Start a game. `players` is a count (2-6) or the players' names, in seat order."""
+    """Start a game. `players` is a count (2-6) or the players' names, in seat order.
+    `limits` overrides the platform limits `max_hands` and `max_deals_per_turn`."""
     variants = variants or Variants()
     names = [f"seat{i}" for i in range(players)] if isinstance(players, int) else list(players)
-    return Game(resolve_ruleset(ruleset, variants), variants, seed, names)
+    return Game(resolve_ruleset(ruleset, variants, limits), variants, seed, names)

@@ -20,7 +20,14 @@ from typing import Any
 
 from engine.cards import FAMILY, INFO, ORDER, VALUE, Card, Family
 from engine.protection import protection_choices
-from engine.rules import Pick, Ruleset, Variants, learning_stage
+from engine.rules import (
+    Pick,
+    Ruleset,
+    Variants,
+    learning_stage,
+    resolve_ruleset,
+    ruleset_limits,
+)
 from engine.scoring import HandScore, HandTally, add_to_totals, finishing_ranks, score_hand
 from engine.state import Seat
 
@@ -133,6 +140,12 @@ class Game:
     ) -> None:
         if not 2 <= len(names) <= 6:
             raise ValueError(f"Grass is for 2 to 6 players, not {len(names)}")
+        if resolve_ruleset(ruleset.name, variants, ruleset_limits(ruleset)) != ruleset:
+            # A log names its ruleset and limits; anything else could not be replayed.
+            raise ValueError(
+                f"ruleset {ruleset.name!r} differs from the named edition in more than "
+                "its platform limits and target; use resolve_ruleset()"
+            )
         self.ruleset = ruleset
         self.variants = variants
         self.seed = seed
@@ -179,6 +192,7 @@ class Game:
                     "format": "grass-log/1",
                     "engine": ENGINE_VERSION,
                     "ruleset": ruleset.name,
+                    "limits": ruleset_limits(ruleset),
                     "variants": variants.as_dict(),
                     "seed": seed,
                     "players": list(self.names),

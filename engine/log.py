@@ -48,8 +48,11 @@ def write_log(game: Game, path: str | Path) -> Path:
     path = Path(path)
     data = dumps(game.events).encode()
     if path.suffix == ".gz":
-        # mtime=0 keeps the compressed bytes identical for identical games.
-        with path.open("wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as gz:
+        # No name and mtime=0: identical games give identical compressed bytes.
+        with (
+            path.open("wb") as raw,
+            gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) as gz,
+        ):
             gz.write(data)
     else:
         path.write_bytes(data)
@@ -57,14 +60,8 @@ def write_log(game: Game, path: str | Path) -> Path:
 
 
 def _open_text(source: str | Path | IO[bytes]) -> IO[str]:
-    if isinstance(source, (str, Path)):
-        raw: IO[bytes] = Path(source).open("rb")
-    else:
-        raw = source
-    head = raw.read(2)
-    rest = raw.read()
-    data = head + rest
-    if head == b"\x1f\x8b":
+    data = Path(source).read_bytes() if isinstance(source, (str, Path)) else source.read()
+    if data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)
         except (OSError, EOFError) as exc:
@@ -115,8 +112,10 @@ def game_from_header(header: Event) -> Game:
             from engine.position import Position, game_from_position
 
             position = Position.from_dict(header["position"])
-            return game_from_position(position, header["ruleset"], variants, seed)
-        rules = resolve_ruleset(header["ruleset"], variants)
+            return game_from_position(
+                position, header["ruleset"], variants, seed, header.get("limits")
+            )
+        rules = resolve_ruleset(header["ruleset"], variants, header.get("limits"))
         return Game(rules, variants, seed, [str(p) for p in players])
     except (KeyError, TypeError, ValueError) as exc:
         raise LogError(1, f"bad header: {exc}") from None
@@ -140,8 +139,8 @@ def replay(events: Iterable[Event]) -> Game:
                 raise LogError(checked + 1, f"log ends early; the engine expected {expected}")
             if log[checked] != expected:
                 raise LogError(
-                    checked + 1, f"the engine expected {encode(expected)}, the log has "
-                    f"{encode(log[checked])}"
+                    checked + 1,
+                    f"the engine expected {encode(expected)}, the log has {encode(log[checked])}",
                 )
             checked += 1
         if game.over:

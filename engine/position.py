@@ -15,7 +15,7 @@ from typing import Any
 
 from engine.cards import FAMILY, VALUE, Card, Family, parse_card
 from engine.game import ENGINE_VERSION, Game
-from engine.rules import Ruleset, Variants, resolve_ruleset
+from engine.rules import Ruleset, Variants, resolve_ruleset, ruleset_limits
 
 
 @dataclass(frozen=True)
@@ -105,10 +105,11 @@ def game_from_position(
     ruleset: Ruleset | str = "modern",
     variants: Variants | None = None,
     seed: int = 0,
+    limits: Mapping[str, int] | None = None,
 ) -> Game:
     """A game that continues from `position`. Raises ValueError naming what is inconsistent."""
     variants = variants or Variants()
-    rules = resolve_ruleset(ruleset, variants)
+    rules = resolve_ruleset(ruleset, variants, limits)
     seats = position.seats
     n = len(seats)
     names = [s.name or f"seat{i}" for i, s in enumerate(seats)]
@@ -138,6 +139,7 @@ def game_from_position(
             "format": "grass-log/1",
             "engine": ENGINE_VERSION,
             "ruleset": rules.name,
+            "limits": ruleset_limits(rules),
             "variants": variants.as_dict(),
             "seed": seed,
             "players": names,

@@ -274,8 +274,11 @@ class Variants:
         return cls.from_dict(values)
 
 
-def resolve_ruleset(ruleset: Ruleset | str, variants: Variants) -> Ruleset:
-    """The ruleset actually in force: the named edition with the variants' target applied."""
+def resolve_ruleset(
+    ruleset: Ruleset | str, variants: Variants, overrides: Mapping[str, int] | None = None
+) -> Ruleset:
+    """The ruleset actually in force: the named edition, with platform limits overridden
+    (`max_hands`, `max_deals_per_turn`) and the variants' target applied."""
     if isinstance(ruleset, str):
         try:
             ruleset = RULESETS[ruleset]
@@ -283,7 +286,27 @@ def resolve_ruleset(ruleset: Ruleset | str, variants: Variants) -> Ruleset:
             raise ValueError(
                 f"unknown ruleset {ruleset!r}; rulesets are: {', '.join(RULESETS)}"
             ) from None
-    return replace(ruleset, target=variants.target)
+    limits = dict(overrides or {})
+    unknown = set(limits) - set(OVERRIDABLE)
+    if unknown:
+        raise ValueError(f"only {', '.join(OVERRIDABLE)} may be overridden, not {sorted(unknown)}")
+    for key, value in limits.items():
+        if not isinstance(value, int) or value < 1:
+            raise ValueError(f"{key} must be a positive integer, not {value!r}")
+    ruleset = replace(ruleset, target=variants.target)
+    for key, value in limits.items():
+        ruleset = replace(ruleset, **{key: value})  # type: ignore[arg-type]
+    return ruleset
+
+
+OVERRIDABLE = ("max_hands", "max_deals_per_turn")
+"""Ruleset fields a game may set for itself (platform limits, not rules); the log header
+records them under `limits`."""
+
+
+def ruleset_limits(ruleset: Ruleset) -> dict[str, int]:
+    """The platform limits of a ruleset, as written in a log header."""
+    return {key: getattr(ruleset, key) for key in OVERRIDABLE}
 
 
 def learning_stage(variants: Variants, hand: int) -> LearningStage | None:

@@ -93,8 +93,14 @@ def two_turns_position() -> Position:
     """The table just before John's turn in seed 000's "Example of two turns"."""
     john = SeatSetup(
         name="John",
-        hand=(C.FELONY, C.LUST_CONQUERS_ALL, C.IMMUNITY, C.A_BREEZE_TO_FLY, C.CHARGES_DROPPED,
-              C.PAY_FINE),
+        hand=(
+            C.FELONY,
+            C.LUST_CONQUERS_ALL,
+            C.IMMUNITY,
+            C.A_BREEZE_TO_FLY,
+            C.CHARGES_DROPPED,
+            C.PAY_FINE,
+        ),
         market_open=True,
         unprotected=(C.DR_FEELGOOD, C.PANAMA),
         protected=((C.GRAB_A_SNACK, (C.COLOMBIA,)),),
@@ -111,8 +117,14 @@ def two_turns_position() -> Position:
     )
     amy = SeatSetup(
         name="Amy",
-        hand=(C.MARKET_OPEN, C.MARKET_CLOSE, C.DOUBLE_CROSSED, C.MEXICO, C.A_BREEZE_TO_FLY,
-              C.CHARGES_DROPPED),
+        hand=(
+            C.MARKET_OPEN,
+            C.MARKET_CLOSE,
+            C.DOUBLE_CROSSED,
+            C.MEXICO,
+            C.A_BREEZE_TO_FLY,
+            C.CHARGES_DROPPED,
+        ),
         market_open=True,
         unprotected=(C.HOME_GROWN, C.HOME_GROWN),
     )

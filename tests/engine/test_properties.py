@@ -1,0 +1,177 @@
+"""Invariants over many random games (Hypothesis): cards conserved, hand sizes, no negative
+modern totals, replay equality, observation secrecy, and illegal input changing nothing."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine import Game, IllegalAction, Phase, Variants, new_game, observe
+from engine.log import dumps, read_log, replay
+
+variants_strategy = st.builds(
+    Variants,
+    give_me_five=st.booleans(),
+    hidden_deals=st.booleans(),
+    lucky_or_not=st.booleans(),
+    learning_hands=st.booleans(),
+    target=st.sampled_from([250_000, 500_000, 1_000_000]),
+)
+game_args = st.tuples(
+    st.sampled_from(["modern", "classic"]),
+    st.integers(min_value=2, max_value=6),
+    st.integers(min_value=0, max_value=2**32),
+    variants_strategy,
+)
+
+
+def play_randomly(game: Game, rng: random.Random, check: bool = True) -> None:
+    while not game.over:
+        if check:
+            check_invariants(game)
+        actions = game.legal_actions()
+        assert actions, game.decision
+        game.apply(rng.choice(actions))
+
+
+def hand_deck(game: Game) -> Counter[object]:
+    return Counter(game._hand_deck())
+
+
+def check_invariants(game: Game) -> None:
+    assert Counter(game.all_cards()) == hand_deck(game)
+    assert len(game.all_cards()) + len(game.out_of_play) == game.ruleset.deck_size
+    if game.phase is not Phase.DRAFT:
+        for index, seat in enumerate(game.seats):
+            expected = 7 if index == game.active and not game.played else 6
+            assert len(seat.hand) == expected, (index, game.decision)
+    if game.ruleset.total_floor_zero:
+        assert min(game.totals) >= 0
+    assert game.to_act in range(game.n)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game_args)
+def test_random_games_keep_every_invariant_and_replay_exactly(args: tuple) -> None:
+    ruleset, players, seed, variants = args
+    game = new_game(ruleset, players, seed, variants, limits={"max_hands": 2})
+    play_randomly(game, random.Random(seed))
+    assert game.result is not None
+    assert sorted(game.result["ranks"])[0] == 1
+    if game.ruleset.total_floor_zero:
+        assert min(game.totals) >= 0
+    # The log replays to the same events and result.
+    again = replay(read_log_from_text(dumps(game.events)))
+    assert again.events == game.events
+    assert again.result == game.result
+
+
+def read_log_from_text(text: str) -> list[dict]:
+    import io
+
+    return read_log(io.BytesIO(text.encode()))
+
+
+def test_a_thousand_one_hand_games_conserve_cards() -> None:
+    """1,000 quick games (one hand each) across rulesets, sizes and variants."""
+    for index in range(1000):
+        rng = random.Random(index)
+        variants = Variants(
+            give_me_five=index % 3 == 0,
+            hidden_deals=index % 5 == 0,
+            lucky_or_not=index % 7 == 0,
+            learning_hands=index % 11 == 0,
+        )
+        ruleset = ("modern", "classic")[index % 2]
+        limits = {"max_hands": 1, "max_deals_per_turn": 1}
+        game = new_game(ruleset, 2 + index % 5, index, variants, limits=limits)
+        step = 0
+        while not game.over:
+            actions = game.legal_actions()
+            game.apply(actions[rng.randrange(len(actions))])
+            step += 1
+            if step % 4 == 0 and not game.over:
+                assert Counter(game.all_cards()) == hand_deck(game)
+        assert game.hand_no == 1
+
+
+def scramble_hidden(game: Game, seat: int, rng: random.Random) -> Game:
+    """A copy of `game` in which everything `seat` may not see is reshuffled: the other hands
+    and the stack swap cards (keeping counts), and others' secrets in past events are garbled."""
+    other = game.clone()
+    pools: list[list] = [other.stack] + [s.hand for i, s in enumerate(other.seats) if i != seat]
+    if other.packets:
+        pools += [p for i, p in enumerate(other.packets) if i != seat]
+    cards = [c for pool in pools for c in pool]
+    rng.shuffle(cards)
+    for pool in pools:
+        size = len(pool)
+        pool[:] = cards[:size]
+        del cards[:size]
+    garbled = []
+    for event in other.events:
+        if "see" in event and seat not in event["see"]:
+            event = dict(event)
+            if "secret" in event:
+                event["secret"] = {"garbled": True}
+            if "action" in event:
+                event["action"] = "garbled"
+        garbled.append(event)
+    other.events = garbled
+    other._refresh()
+    return other
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game_args, st.integers(min_value=0, max_value=10**6))
+def test_observations_never_contain_a_hidden_card(args: tuple, salt: int) -> None:
+    ruleset, players, seed, variants = args
+    game = new_game(ruleset, players, seed, variants, limits={"max_hands": 1})
+    rng = random.Random(seed ^ salt)
+    step = 0
+    while not game.over:
+        if step % 7 == 0:
+            for seat in range(game.n):
+                seen = observe(game, seat)
+                # Legal actions of the seat to act depend on its own cards: keep them out of
+                # the comparison for other seats only.
+                assert observe(scramble_hidden(game, seat, rng), seat) == seen
+                assert all("auto" not in e for e in seen["history"])
+        game.apply(rng.choice(game.legal_actions()))
+        step += 1
+
+
+def test_scrambling_does_change_what_is_hidden() -> None:
+    """Guard for the secrecy test: the scramble really moves hidden cards."""
+    game = new_game("modern", 4, 5)
+    rng = random.Random(1)
+    other = scramble_hidden(game, 0, rng)
+    assert [s.hand for s in other.seats[1:]] != [s.hand for s in game.seats[1:]]
+    assert other.seats[0].hand == game.seats[0].hand
+
+
+@pytest.mark.parametrize("bad", ["", "play", "play nonsense", "end", "PLAY MARKET-OPEN", None, 7])
+def test_illegal_input_names_the_decision_and_changes_nothing(bad: object) -> None:
+    game = new_game("modern", 4, 11)
+    before = (list(game.events), [observe(game, s) for s in range(4)], game.legal_actions())
+    with pytest.raises(IllegalAction) as info:
+        game.apply(bad)  # type: ignore[arg-type]
+    assert "legal actions are:" in str(info.value)
+    assert f"seat {game.to_act}" in str(info.value)
+    assert (list(game.events), [observe(game, s) for s in range(4)], game.legal_actions()) == before
+
+
+def test_same_seed_and_decisions_give_the_same_game() -> None:
+    logs = []
+    for _ in range(2):
+        game = new_game("classic", 5, 99, Variants(lucky_or_not=True, give_me_five=True))
+        play_randomly(game, random.Random(3), check=False)
+        logs.append(dumps(game.events))
+    assert logs[0] == logs[1]
+    other = new_game("classic", 5, 100, Variants(lucky_or_not=True, give_me_five=True))
+    play_randomly(other, random.Random(3), check=False)
+    assert dumps(other.events) != logs[0]

@@ -1,0 +1,61 @@
+"""The `grass` command line, run as a real subprocess (the console script)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+GRASS = [sys.executable, "-m", "bots.cli"]
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*GRASS, *args], capture_output=True, text=True, timeout=300)
+
+
+def test_play_writes_logs_that_verify_and_replay(tmp_path: Path) -> None:
+    played = run("play", "--players", "3", "--seed", "5", "--logs", str(tmp_path))
+    assert played.returncode == 0, played.stderr
+    assert "seat2" in played.stdout
+    log = tmp_path / "game-5.jsonl.gz"
+    ok = run("verify", str(log))
+    assert ok.returncode == 0, ok.stderr
+    assert "OK" in ok.stdout
+    transcript = run("replay", str(log))
+    assert transcript.returncode == 0
+    assert transcript.stdout.startswith("Grass (modern rules")
+    assert "Game over" in transcript.stdout
+
+
+def test_verify_rejects_a_tampered_log_naming_the_line(tmp_path: Path) -> None:
+    assert run("play", "--players", "2", "--seed", "8", "--logs", str(tmp_path)).returncode == 0
+    lines = gzip.decompress((tmp_path / "game-8.jsonl.gz").read_bytes()).decode().splitlines()
+    index = next(i for i, line in enumerate(lines) if '"e":"hand-end"' in line)
+    event = json.loads(lines[index])
+    event["totals"][0] += 1_000_000
+    lines[index] = json.dumps(event, separators=(",", ":"))
+    tampered = tmp_path / "tampered.jsonl"
+    tampered.write_text("\n".join(lines) + "\n")
+    result = run("verify", str(tampered))
+    assert result.returncode == 1
+    assert f"line {index + 1}" in result.stderr
+
+
+def test_bad_arguments_are_named() -> None:
+    result = run("play", "--variant", "no-such-variant")
+    assert result.returncode != 0
+    assert "no_such_variant" in result.stderr
+    missing = run("verify", "/nonexistent/log.jsonl")
+    assert missing.returncode == 1
+    assert "No such file" in missing.stderr
+
+
+def test_bench_prints_throughput_json() -> None:
+    result = run("bench", "--seconds", "0.2", "--players", "2", "6")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert [r["players"] for r in report["results"]] == [2, 6]
+    assert all(r["decisions_per_s"] > 0 and r["games"] >= 1 for r in report["results"])
+    assert report["six_vs_two_per_decision"] > 0
