@@ -790,12 +790,14 @@ class Game:
         self.deals_made += 1
         self.phase = Phase.DEAL_GIVE
 
-    def _stash_possible(self, deal: DealDraft) -> bool:
-        return bool(
-            self.ruleset.stash_deals
-            and self.seats[self.active].unprotected
-            and self.seats[deal.partner].unprotected
-        )
+    def _stash_possible(self, deal: DealDraft, *, both: bool) -> bool:
+        """Whether tabled peddles can enter this deal: on both sides for a stash-only deal,
+        on either side for a combination with hand cards (a one-way payment, D-STASH-DEALS)."""
+        if not self.ruleset.stash_deals:
+            return False
+        mine = bool(self.seats[self.active].unprotected)
+        theirs = bool(self.seats[deal.partner].unprotected)
+        return (mine and theirs) if both else (mine or theirs)
 
     def _deal_moves(self, moves: dict[str, Move]) -> None:
         deal = self.deal
@@ -809,11 +811,13 @@ class Game:
             cards = self._deck_kinds() if hidden else _distinct(me.hand)
             for card in cards:
                 moves[f"{word} {card}"] = (self._deal_give, (card,))
-            if self._stash_possible(deal):
+            if self._stash_possible(deal, both=True):
                 moves[f"{word} nothing"] = (self._deal_give, (None,))
+            moves["withdraw"] = (self._deal_withdraw, ())
         elif phase is Phase.DEAL_WANT:
             for card in self._deck_kinds():
                 moves[f"want {card}"] = (self._deal_want, (card,))
+            moves["withdraw"] = (self._deal_withdraw, ())
         elif phase is Phase.DEAL_STASH:
             for card in _distinct(self._remaining(me.unprotected, deal.offer)):
                 moves[f"offer {card}"] = (self._deal_offer, (card,))
@@ -821,6 +825,7 @@ class Game:
                 moves[f"ask {card}"] = (self._deal_ask, (card,))
             if deal.hand_part or (deal.offer and deal.ask):
                 moves["done"] = (self._deal_propose, ())
+            moves["withdraw"] = (self._deal_withdraw, ())
         elif phase is Phase.DEAL_ANSWER:
             if deal.hand_part and hidden:
                 for card in _distinct(partner.hand):
@@ -852,7 +857,7 @@ class Game:
     def _deal_want(self, card: Card) -> None:
         assert self.deal is not None
         self.deal.want = card
-        if self._stash_possible(self.deal):
+        if self._stash_possible(self.deal, both=False):
             self.phase = Phase.DEAL_STASH
         else:
             self._deal_propose()
@@ -870,6 +875,11 @@ class Game:
         self._emit({"e": "offer", "seat": self.active, **self.deal.public()})
         self.phase = Phase.DEAL_ANSWER
         self.to_act = self.deal.partner
+
+    def _deal_withdraw(self) -> None:
+        """The proposer backs out before proposing; the attempt still counts (D-DEAL-LIMIT)."""
+        self.deal = None
+        self._back_to_turn()
 
     def _deal_decline(self) -> None:
         self.deal = None

@@ -35,8 +35,13 @@ def redact(event: Event, seat: int | None) -> Event | None:
     return shown
 
 
-def observe(game: Game, seat: int) -> dict[str, Any]:
-    """What `seat` knows now. Raises IndexError for a seat that is not in the game."""
+def observe(game: Game, seat: int, since: int | None = None) -> dict[str, Any]:
+    """What `seat` knows now. Raises IndexError for a seat that is not in the game.
+
+    `history` holds this hand's events as the seat saw them; with `since` (an index into
+    `game.events`, e.g. `history_end` of the previous view) only the events after it, so a bot
+    protocol can send each event once.
+    """
     if not 0 <= seat < game.n:
         raise IndexError(f"no seat {seat} in a {game.n}-player game")
     me = game.seats[seat]
@@ -82,9 +87,10 @@ def observe(game: Game, seat: int) -> dict[str, Any]:
         "deal": game.deal.public() if game.deal is not None else None,
         "history": [
             shown
-            for event in game.events[game.hand_start_event :]
+            for event in game.events[game.hand_start_event if since is None else since :]
             if (shown := redact(event, seat)) is not None
         ],
+        "history_end": len(game.events),
     }
     if game.phase is Phase.DRAFT and game.packets:
         view["packet"] = _sorted(game.packets[seat])
