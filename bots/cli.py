@@ -18,6 +18,11 @@ from engine.log import LogError, read_log, replay, write_log
 from engine.transcript import transcript
 
 
+def _console() -> Console:
+    """Rich console; wide enough for the results tables when output is not a terminal."""
+    return Console() if sys.stdout.isatty() else Console(width=160)
+
+
 def _variants(args: argparse.Namespace) -> Variants:
     try:
         return Variants.from_names(args.variant or [])
@@ -26,7 +31,7 @@ def _variants(args: argparse.Namespace) -> Variants:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    console = Console()
+    console = _console()
     variants = _variants(args)
     if not 2 <= args.players <= 6:
         raise SystemExit("grass: --players must be between 2 and 6")
@@ -108,6 +113,88 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_match(args: argparse.Namespace) -> int:
+    from bots.runner.botfiles import BadBot, load_bot
+    from bots.runner.match import InfrastructureFault, TimeControl
+    from bots.runner.series import SeriesConfig, plan, run_series, tally
+
+    console = _console()
+    try:
+        bots = [load_bot(spec) for spec in args.bots]
+    except BadBot as exc:
+        raise SystemExit(f"grass match: {exc}") from None
+    players = args.players or len(bots)
+    if not 2 <= players <= 6:
+        raise SystemExit("grass match: a game seats 2 to 6 bots (use --players with more bots)")
+    if len(bots) < players:
+        raise SystemExit(f"grass match: {len(bots)} bot(s) for {players} seats")
+    logs = Path(args.logs) if args.logs else None
+    if logs:
+        logs.mkdir(parents=True, exist_ok=True)
+    config = SeriesConfig(
+        bots=tuple(bots),
+        players=players,
+        ruleset=args.ruleset,
+        variants=_variants(args),
+        limits=(("max_hands", args.max_hands),) if args.max_hands else (),
+        time_control=TimeControl(decision_ms=args.decision_ms, bank_ms=args.bank_ms),
+        sandboxed=not args.no_sandbox,
+        logs=logs,
+    )
+    specs = plan(len(bots), players, args.games, args.seed)
+    finished = []
+    try:
+        with Progress(console=console, transient=True) as progress:
+            task = progress.add_task("matches", total=len(specs))
+            for item in run_series(config, specs, jobs=args.jobs):
+                finished.append(item)
+                progress.advance(task)
+    except InfrastructureFault as exc:
+        raise SystemExit(f"grass match: {exc}") from None
+    names = [b.name for b in bots]
+    table = Table(
+        title=f"{len(finished)} game(s), {players} seats, {args.ruleset} rules"
+        + ("" if config.sandboxed else " (NOT sandboxed)")
+    )
+    for column in (
+        "bot", "games", "wins", "win rate (95% CI)", "mean score", "mean place",
+        "ms/decision", "strikes", "forfeits",
+    ):  # fmt: skip
+        table.add_column(column, justify="right")
+    for entry in tally(names, finished):
+        low, high = entry.win_interval()
+        table.add_row(
+            entry.name,
+            str(entry.games),
+            f"{entry.wins:g}",
+            f"{entry.win_rate:.1%} ({low:.1%}-{high:.1%})",
+            f"{entry.total_score / max(entry.games, 1):,.0f}",
+            f"{entry.total_place / max(entry.games, 1):.2f}",
+            f"{entry.think_ms / max(entry.decisions, 1):.2f}",
+            str(entry.strikes),
+            str(entry.forfeits),
+        )
+    console.print(table)
+    if args.json:
+        report = [
+            {
+                "bot": e.name,
+                "games": e.games,
+                "wins": e.wins,
+                "win_rate": e.win_rate,
+                "win_rate_ci95": e.win_interval(),
+                "mean_score": e.total_score / max(e.games, 1),
+                "mean_place": e.total_place / max(e.games, 1),
+                "ms_per_decision": e.think_ms / max(e.decisions, 1),
+                "strikes": e.strikes,
+                "forfeits": e.forfeits,
+            }
+            for e in tally(names, finished)
+        ]
+        Path(args.json).write_text(json.dumps(report, indent=2))
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="grass", description="Grass rules engine and bot tools.")
     sub = top.add_subparsers(dest="command", required=True)
@@ -124,6 +211,28 @@ def parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=int, default=0)
     play.add_argument("--logs", help="directory to write each game's .jsonl.gz log into")
     play.set_defaults(run=cmd_play)
+
+    match = sub.add_parser(
+        "match", help="play bots against each other in the sandbox, as the ladder does"
+    )
+    match.add_argument("bots", nargs="+", help="example names (random, greedy, strong) or paths")
+    match.add_argument("--games", type=int, default=10)
+    match.add_argument("--players", type=int, help="seats per game (default: one per bot)")
+    match.add_argument("--ruleset", choices=sorted(RULESETS), default="modern")
+    match.add_argument("--variant", action="append", help="as for `grass play`")
+    match.add_argument("--seed", type=int, default=0)
+    match.add_argument("--logs", help="directory for each match's .jsonl.gz log")
+    match.add_argument("--jobs", type=int, default=1, help="matches played in parallel")
+    match.add_argument("--max-hands", type=int, help="end each game after this many hands")
+    match.add_argument("--decision-ms", type=int, default=1000)
+    match.add_argument("--bank-ms", type=int, default=30000)
+    match.add_argument("--json", help="also write the results table as JSON to this file")
+    match.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="run bots as plain subprocesses (for machines without root; never on the ladder)",
+    )
+    match.set_defaults(run=cmd_match)
 
     rep = sub.add_parser("replay", help="print a readable transcript of a game log")
     rep.add_argument("log")

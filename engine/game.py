@@ -529,7 +529,7 @@ class Game:
             if not seat.market_open:
                 moves[f"play {card}"] = (self._play_market_open, (card,))
         elif family is Family.HEAT_ON:
-            if rules.heat_on_needs_no_own_heat and seat.heat:
+            if rules.heat_on_blocked_by_own_heat and seat.heat:
                 return
             for t in self._others(s):
                 target = self.seats[t]
@@ -609,10 +609,14 @@ class Game:
     def _play_pay_fine(self, peddle: Card | None, protected: bool) -> None:
         seat = self._from_hand(Card.PAY_FINE)
         seat.hassle_under.extend((seat.heat.pop(), Card.PAY_FINE))
-        if peddle is None:  # classic: the smallest tabled peddle, protected or not (R-PAYFINE)
-            everything = seat.unprotected + [c for _, g in seat.protected for c in g]
-            peddle = _pick(everything, Pick.SMALLEST)
-            protected = peddle not in seat.unprotected
+        if peddle is None:
+            # Classic: the smallest tabled peddle, protected or not; at equal value an
+            # unprotected one goes first, keeping the protection (D-PAYFINE).
+            covered = [c for _, group in seat.protected for c in group]
+            options = [(VALUE[c], 0, ORDER[c], c) for c in seat.unprotected]
+            options += [(VALUE[c], 1, ORDER[c], c) for c in covered]
+            _, rank, _, peddle = min(options)
+            protected = rank == 1
         if protected:
             for _, group in seat.protected:
                 if peddle in group:

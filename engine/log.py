@@ -28,6 +28,7 @@ class LogError(ValueError):
     def __init__(self, line: int, message: str) -> None:
         super().__init__(f"line {line}: {message}")
         self.line = line
+        self.reason = message
 
 
 def encode(event: Event) -> str:
@@ -125,11 +126,23 @@ def replay(events: Iterable[Event]) -> Game:
     """Replay a log through the engine; returns the finished game.
 
     Raises LogError at the first line where the log and the engine disagree: an edited card,
-    action, score or result, a missing line, or lines after the result.
+    action, score or result, a missing line, or lines after the result. `note` lines (written
+    by the bot runner: faults, strikes, forfeits) are commentary, not game events: they are
+    skipped and not verified.
     """
-    log = list(events)
-    if not log:
+    numbered = [(n, e) for n, e in enumerate(events, start=1) if e.get("e") != "note"]
+    if not numbered:
         raise LogError(1, "the log is empty")
+    log = [e for _, e in numbered]
+    line_of = [n for n, _ in numbered] + [numbered[-1][0] + 1]
+    try:
+        return _replay(log)
+    except LogError as exc:
+        # Report the line number in the file, counting the runner's notes.
+        raise LogError(line_of[exc.line - 1], exc.reason) from None
+
+
+def _replay(log: list[Event]) -> Game:
     game = game_from_header(log[0])
     checked = 0
     while True:

@@ -140,7 +140,7 @@ class Ruleset:
     """A running total never drops below zero (modern: a negative first hand scores nothing)."""
     heat_stacks: bool = False
     """Heat On may be played on an opponent already under heat; the top card must be matched."""
-    heat_on_needs_no_own_heat: bool = False
+    heat_on_blocked_by_own_heat: bool = False
     """A player under heat may not play Heat On."""
     pay_fine_pick: Pick = Pick.CHOOSE
     """Which tabled peddle (protected or not) a Pay Fine costs."""
@@ -199,7 +199,7 @@ CLASSIC = Ruleset(
     banker_percent=20,
     total_floor_zero=False,
     heat_stacks=True,
-    heat_on_needs_no_own_heat=True,
+    heat_on_blocked_by_own_heat=True,
     pay_fine_pick=Pick.SMALLEST,
     steal_pick=Pick.LARGEST,
     steal_victim_must_be_clear=False,

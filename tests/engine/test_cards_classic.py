@@ -237,6 +237,36 @@ def test_pay_fine_smallest_tabled_peddle_may_be_a_protected_one() -> None:
     assert wasted_delta(wasted, game.wasted) == Counter([C.HOME_GROWN])
 
 
+def test_pay_fine_at_equal_value_pays_an_unprotected_peddle_first() -> None:
+    """D-PAYFINE: of two $5,000 peddles, the exposed Mexico goes, not the protected Home Grown
+    (canonical order alone would pick Home Grown)."""
+    game = build(
+        R,
+        seat(
+            C.PAY_FINE,
+            market=True,
+            heat=[C.BUST],
+            unprotected=[C.MEXICO, C.PANAMA],
+            protected=[(C.GRAB_A_SNACK, [C.HOME_GROWN])],
+        ),
+        seat(),
+        seat(),
+    )
+    game.apply("play pay-fine")
+    me = game.seats[0]
+    assert me.unprotected == [C.PANAMA]
+    assert me.protected == [(C.GRAB_A_SNACK, [C.HOME_GROWN])]
+
+
+def test_a_deal_being_drafted_can_be_withdrawn() -> None:
+    """D-DEAL-FLOW: the proposer may back out before proposing; the attempt counts."""
+    game = build(R, seat(C.PANAMA, market=True), seat(C.MARKET_OPEN), seat())
+    hands = [list(s.hand) for s in game.seats]
+    apply_all(game, "deal @1", "give panama", "withdraw")
+    assert game.phase is Phase.TURN and game.deals_made == 1
+    assert [list(s.hand) for s in game.seats] == hands
+
+
 def test_pay_fine_cancels_only_the_top_of_stacked_heat() -> None:
     """seed 002: Pay Fine is a Heat Off for any Heat On; stacked heat is cancelled from the
     top (FAQ: "The top Heat-On card must be matched")."""

@@ -1,0 +1,1 @@
+"""Running bots: loading their files, the OS sandbox, and playing matches."""

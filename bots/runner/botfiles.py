@@ -1,0 +1,122 @@
+"""Turning what a user names (an example, a `.py`, a `.zip`, a folder) into a bot's files.
+
+Zip archives are read, never extracted to disk as given: every member name is checked (no
+absolute paths, no `..`, no links) and sizes are bounded before anything is decompressed, so a
+zip bomb or a path-traversal archive is refused with a reason.
+"""
+
+from __future__ import annotations
+
+import stat
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+MAX_FILE_BYTES = 1 << 20
+"""Largest single `.py` upload (1 MiB)."""
+MAX_ZIP_BYTES = 5 << 20
+"""Largest `.zip` upload, compressed (5 MiB)."""
+MAX_UNPACKED_BYTES = 20 << 20
+"""Largest total size of a zip's contents (20 MiB)."""
+MAX_MEMBERS = 500
+MAX_RATIO = 100
+"""A member that would expand more than 100 times is treated as a zip bomb."""
+
+
+class BadBot(ValueError):
+    """A bot upload that cannot be used, with the reason for its author."""
+
+
+@dataclass(frozen=True)
+class BotSource:
+    """A bot's name and files (relative path -> bytes); `bot.py` is the entry point."""
+
+    name: str
+    files: dict[str, bytes]
+
+
+def example_names() -> list[str]:
+    return sorted(p.name for p in EXAMPLES.iterdir() if (p / "bot.py").is_file())
+
+
+def load_bot(spec: str | Path) -> BotSource:
+    """An example name, a `.py` file, a `.zip` archive or a folder with `bot.py`."""
+    text = str(spec)
+    if text in example_names():
+        return BotSource(text, _read_folder(EXAMPLES / text))
+    path = Path(spec)
+    if not path.exists():
+        names = ", ".join(example_names())
+        raise BadBot(f"{text}: no such file, and not an example bot ({names})")
+    if path.is_dir():
+        if not (path / "bot.py").is_file():
+            raise BadBot(f"{text}: a bot folder needs a bot.py")
+        return BotSource(path.name, _read_folder(path))
+    if path.suffix == ".py":
+        data = path.read_bytes()
+        return source_from_upload(path.stem, path.name, data)
+    if path.suffix == ".zip":
+        return source_from_upload(path.stem, path.name, path.read_bytes())
+    raise BadBot(f"{text}: a bot is a .py file, a .zip with bot.py, or a folder with bot.py")
+
+
+def source_from_upload(name: str, filename: str, data: bytes) -> BotSource:
+    """Check an uploaded `.py` or `.zip` and return its files; raises BadBot."""
+    if filename.endswith(".py"):
+        if len(data) > MAX_FILE_BYTES:
+            raise BadBot(f"{filename} is {len(data)} bytes; the limit is {MAX_FILE_BYTES}")
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise BadBot(f"{filename} is not UTF-8 text") from None
+        return BotSource(name, {"bot.py": data})
+    if filename.endswith(".zip"):
+        return BotSource(name, _read_zip(filename, data))
+    raise BadBot(f"{filename}: upload a .py file or a .zip archive")
+
+
+def _read_folder(folder: Path) -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+            files[path.relative_to(folder).as_posix()] = path.read_bytes()
+    return files
+
+
+def _read_zip(filename: str, data: bytes) -> dict[str, bytes]:
+    import io
+
+    if len(data) > MAX_ZIP_BYTES:
+        raise BadBot(f"{filename} is {len(data)} bytes; the limit is {MAX_ZIP_BYTES}")
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile as exc:
+        raise BadBot(f"{filename} is not a valid zip archive ({exc})") from None
+    members = archive.infolist()
+    if len(members) > MAX_MEMBERS:
+        raise BadBot(f"{filename} has {len(members)} entries; the limit is {MAX_MEMBERS}")
+    total = 0
+    files: dict[str, bytes] = {}
+    for info in members:
+        name = info.filename
+        path = PurePosixPath(name)
+        if name.startswith("/") or "\\" in name or ".." in path.parts or ":" in name:
+            raise BadBot(f"{filename}: entry {name!r} points outside the archive")
+        if stat.S_ISLNK(info.external_attr >> 16):
+            raise BadBot(f"{filename}: entry {name!r} is a symbolic link")
+        if info.is_dir():
+            continue
+        total += info.file_size
+        if total > MAX_UNPACKED_BYTES:
+            raise BadBot(f"{filename} unpacks to more than {MAX_UNPACKED_BYTES} bytes")
+        if info.file_size > MAX_RATIO * max(info.compress_size, 1) and info.file_size > 1 << 16:
+            raise BadBot(f"{filename}: entry {name!r} expands {info.file_size} bytes: a zip bomb?")
+        with archive.open(info) as member:
+            content = member.read(MAX_UNPACKED_BYTES + 1)
+        if len(content) != info.file_size:
+            raise BadBot(f"{filename}: entry {name!r} does not match its declared size")
+        files[path.as_posix()] = content
+    if "bot.py" not in files:
+        raise BadBot(f"{filename} has no bot.py at its top level")
+    return files

@@ -1,0 +1,402 @@
+"""Playing one match between bot processes: `play_match(...)`, the function the ladder's
+workers and `grass match` both call.
+
+Fault policy (documented in bots/PROTOCOL.md): a decision that times out, gets a reply that is
+not protocol, or names an illegal action is a *strike*: the engine's safe default action is
+played instead and the game goes on. After `max_strikes` strikes, or at once if the bot's
+process dies, the bot *forfeits*: it is killed, the default action plays for it to the end, and
+it is ranked below every seat that did not forfeit. The match always finishes; every fault is
+written into the log as a `note` line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bots import protocol
+from bots.protocol import ProtocolError
+from bots.runner import sandbox
+from bots.runner.botfiles import BotSource
+from bots.runner.process import BotGone, BotProcess, BotTimeout, LineTooLong
+from bots.runner.sandbox import Box, Limits, SandboxUnavailable
+from engine import Variants, new_game, observe
+from engine.game import Event, Game
+from engine.log import dumps
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """How long a bot may think. Defaults suit the ladder; tournaments may set their own."""
+
+    decision_ms: int = 1_000
+    """Free thinking time per decision."""
+    bank_ms: int = 30_000
+    """Extra time for the whole game, spent by decisions that run past `decision_ms`."""
+    startup_ms: int = 10_000
+    """From process start to the `ready` reply."""
+    max_strikes: int = 3
+    restless_cpu_ms: int = 50
+    """CPU a bot may burn while not on turn before it is frozen between its turns."""
+
+
+@dataclass
+class SeatReport:
+    """What happened to one seat's bot during the match."""
+
+    name: str
+    decisions: int = 0
+    think_ms: float = 0.0
+    max_think_ms: float = 0.0
+    cpu_ms: float = 0.0
+    startup_ms: float = 0.0
+    strikes: int = 0
+    timeouts: int = 0
+    faults: list[dict[str, Any]] = field(default_factory=list)
+    forfeited: bool = False
+    forfeit_reason: str = ""
+    frozen_between_turns: bool = False
+    stderr: str = ""
+
+    @property
+    def mean_think_ms(self) -> float:
+        return self.think_ms / self.decisions if self.decisions else 0.0
+
+
+@dataclass
+class MatchResult:
+    """The finished match: the engine's result, ranks after forfeits, reports, and the log."""
+
+    seed: int
+    result: dict[str, Any]
+    ranks: list[int]
+    seats: list[SeatReport]
+    events: list[Event]
+    """The full log: the engine's events with the runner's `note` lines merged in."""
+    duration_s: float
+
+    def log_text(self) -> str:
+        return dumps(self.events)
+
+
+class InfrastructureFault(RuntimeError):
+    """The match could not be played for reasons that are not a bot's fault."""
+
+
+def safe_default(legal: Sequence[str]) -> str:
+    """The move played for a bot that failed to choose: decline, end, finish a deal, or the
+    first legal action (a deterministic choice, never a random one)."""
+    for choice in ("decline", "end", "withdraw"):
+        if choice in legal:
+            return choice
+    return legal[0]
+
+
+def bot_seed(seed: int, seat: int) -> int:
+    """A per-seat seed for the bot's own randomness that does not reveal the game's seed."""
+    digest = hashlib.sha256(f"grass-bot:{seed}:{seat}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+class _Seat:
+    """The runner's handle on one bot."""
+
+    def __init__(self, index: int, source: BotSource, time: TimeControl) -> None:
+        self.index = index
+        self.source = source
+        self.report = SeatReport(source.name)
+        self.bank_ms = float(time.bank_ms)
+        self.proc: BotProcess | None = None
+        self.box: Box | None = None
+        self.plain_dir: Path | None = None
+        self.request = 0
+        self.sent_upto = 0
+        self.cpu_at_reply: int | None = None
+
+    @property
+    def alive(self) -> bool:
+        return self.proc is not None and not self.report.forfeited
+
+
+def play_match(
+    bots: Sequence[BotSource],
+    *,
+    ruleset: str = "modern",
+    variants: Variants | None = None,
+    seed: int = 0,
+    limits: dict[str, int] | None = None,
+    time_control: TimeControl | None = None,
+    resources: Limits | None = None,
+    sandboxed: bool = True,
+) -> MatchResult:
+    """Play one game between `bots` (in seat order) and return the finished match.
+
+    With `sandboxed` (the ladder always), every bot runs in the OS sandbox; if the sandbox
+    cannot start, InfrastructureFault is raised and no bot runs. `sandboxed=False` runs bots
+    as plain subprocesses, for authors testing on machines without root.
+    """
+    started = time.perf_counter()
+    variants = variants or Variants()
+    tc = time_control or TimeControl()
+    resources = resources or Limits()
+    names = [b.name for b in bots]
+    game = new_game(ruleset, names, seed, variants, limits)
+    seats = [_Seat(i, b, tc) for i, b in enumerate(bots)]
+    notes: list[tuple[int, Event]] = []
+
+    def note(seat: _Seat, kind: str, detail: str, **extra: Any) -> None:
+        event: Event = {"e": "note", "seat": seat.index, "kind": kind, "detail": detail[:2000]}
+        event.update(extra)
+        notes.append((len(game.events), event))
+        seat.report.faults.append({"kind": kind, "detail": detail[:2000], **extra})
+
+    def forfeit(seat: _Seat, reason: str) -> None:
+        if seat.report.forfeited:
+            return
+        seat.report.forfeited = True
+        seat.report.forfeit_reason = reason
+        note(seat, "forfeit", reason)
+        _stop(seat)
+
+    try:
+        _start_all(seats, tc, resources, sandboxed, game, seed, note, forfeit)
+        hands_reported = 0
+        while not game.over:
+            seat = seats[game.to_act]
+            action = _decide(game, seat, tc, note, forfeit)
+            game.apply(action)
+            hand_ends = [e for e in game.events if e["e"] == "hand-end"]
+            while hands_reported < len(hand_ends):
+                end = hand_ends[hands_reported]
+                hands_reported += 1
+                message = {
+                    "type": "hand_end",
+                    "hand": end["hand"],
+                    "scores": end["scores"],
+                    "totals": end["totals"],
+                }
+                for other in seats:
+                    _tell(other, message, note)
+        assert game.result is not None
+        for other in seats:
+            _tell(other, {"type": "game_end", "result": game.result}, note)
+    finally:
+        for seat in seats:
+            _stop(seat)
+            if seat.box is not None:
+                seat.box.destroy()
+            if seat.plain_dir is not None:
+                import shutil
+
+                shutil.rmtree(seat.plain_dir, ignore_errors=True)
+    result = game.result
+    ranks = forfeit_ranks(result["totals"], [s.report.forfeited for s in seats])
+    events = _merge(game.events, notes)
+    return MatchResult(
+        seed=seed,
+        result=result,
+        ranks=ranks,
+        seats=[s.report for s in seats],
+        events=events,
+        duration_s=time.perf_counter() - started,
+    )
+
+
+def forfeit_ranks(totals: Sequence[int], forfeited: Sequence[bool]) -> list[int]:
+    """Places by total, except that every forfeiting seat ranks below every other seat."""
+    key = [(not f, t) for t, f in zip(totals, forfeited, strict=True)]
+    return [1 + sum(other > mine for other in key) for mine in key]
+
+
+def _merge(events: list[Event], notes: list[tuple[int, Event]]) -> list[Event]:
+    merged: list[Event] = []
+    position = 0
+    for index, event in notes:
+        merged.extend(events[position:index])
+        position = max(position, index)
+        merged.append(event)
+    merged.extend(events[position:])
+    return merged
+
+
+def _start_all(
+    seats: list[_Seat],
+    tc: TimeControl,
+    resources: Limits,
+    sandboxed: bool,
+    game: Game,
+    seed: int,
+    note: Any,
+    forfeit: Any,
+) -> None:
+    """Start every bot at once, then wait for each `ready`: start-ups overlap."""
+    for seat in seats:
+        if sandboxed:
+            try:
+                seat.box = Box.open(resources)
+                seat.box.stage(seat.source.files)
+                seat.proc = seat.box.start()
+            except SandboxUnavailable as exc:
+                raise InfrastructureFault(f"sandbox unavailable: {exc}") from None
+        else:
+            seat.plain_dir = Path(tempfile.mkdtemp(prefix="grass-plain-"))
+            for rel, data in seat.source.files.items():
+                (seat.plain_dir / rel).parent.mkdir(parents=True, exist_ok=True)
+                (seat.plain_dir / rel).write_bytes(data)
+            runtime = sandbox.runtime_dir()
+            python = sandbox.PYTHON if Path(sandbox.PYTHON).exists() else sys.executable
+            seat.proc = BotProcess(
+                [python, "-I", "-S", "-B", str(runtime / "launch.py"), str(seat.plain_dir),
+                 str(runtime / "lib")],
+                env={"PATH": "/usr/bin:/bin"},
+            )  # fmt: skip
+    for seat in seats:
+        assert seat.proc is not None
+        hello = protocol.hello(
+            seat=seat.index,
+            players=list(game.names),
+            ruleset=game.ruleset.name,
+            variants=game.variants.as_dict(),
+            limits={"max_hands": game.ruleset.max_hands},
+            decision_ms=tc.decision_ms,
+            bank_ms=tc.bank_ms,
+        )
+        hello["rng_seed"] = bot_seed(seed, seat.index)
+        deadline = seat.proc.started + tc.startup_ms / 1000
+        try:
+            seat.proc.send(protocol.encode(hello), deadline)
+            protocol.parse_reply(seat.proc.readline(deadline), "ready")
+            seat.report.startup_ms = (time.perf_counter() - seat.proc.started) * 1000
+        except (BotTimeout, BotGone, LineTooLong, ProtocolError) as exc:
+            forfeit(seat, f"did not start: {exc}")
+            continue
+        _rest(seat, tc)
+
+
+def _rest(seat: _Seat, tc: TimeControl) -> None:
+    """After a reply: remember the CPU clock, and freeze a bot known to work off-turn."""
+    if seat.box is not None:
+        seat.cpu_at_reply = seat.box.cpu_ns()
+        if seat.report.frozen_between_turns:
+            seat.box.freeze()
+
+
+def _wake(seat: _Seat, tc: TimeControl, note: Any) -> None:
+    """Before a request: thaw, and catch a bot that burned CPU while it was not on turn."""
+    box = seat.box
+    if box is None:
+        return
+    box.thaw()
+    if seat.cpu_at_reply is not None and not seat.report.frozen_between_turns:
+        idle_ms = (box.cpu_ns() - seat.cpu_at_reply) / 1e6
+        if idle_ms > tc.restless_cpu_ms:
+            seat.report.frozen_between_turns = True
+            note(
+                seat,
+                "restless",
+                f"used {idle_ms:.0f} ms of CPU while not on turn; frozen between turns from now",
+            )
+
+
+def _decide(game: Game, seat: _Seat, tc: TimeControl, note: Any, forfeit: Any) -> str:
+    legal = game.legal_actions()
+    if not seat.alive:
+        return safe_default(legal)
+    proc = seat.proc
+    assert proc is not None
+    _wake(seat, tc, note)
+    seat.request += 1
+    since = max(seat.sent_upto, game.hand_start_event)
+    view = observe(game, seat.index, since=since)
+    seat.sent_upto = view["history_end"]
+    message = protocol.act(seat.request, view, int(seat.bank_ms))
+    allowed_ms = tc.decision_ms + seat.bank_ms
+    start = time.perf_counter()
+    deadline = start + allowed_ms / 1000
+    cpu_before = seat.box.cpu_ns() if seat.box else 0
+    action: str | None = None
+    try:
+        proc.send(protocol.encode(message), deadline)
+        while action is None:
+            reply = proc.readline(deadline)
+            try:
+                parsed = protocol.parse_reply(reply, "action")
+            except ProtocolError as exc:
+                raise _Strike("protocol", str(exc)) from None
+            if parsed.get("id") != seat.request:
+                continue  # a late answer to an earlier request: ignore it
+            action = parsed["action"]
+    except BotTimeout:
+        elapsed = (time.perf_counter() - start) * 1000
+        seat.report.timeouts += 1
+        _account(seat, tc, elapsed, cpu_before)
+        return _strike(game, seat, tc, "timeout", f"no answer in {elapsed:.0f} ms", note, forfeit)
+    except (BotGone, LineTooLong) as exc:
+        _account(seat, tc, (time.perf_counter() - start) * 1000, cpu_before)
+        reason = "crashed" if isinstance(exc, BotGone) else "protocol"
+        detail = f"{exc}; stderr: {proc.stderr_text()[-1500:]}"
+        note(seat, reason, detail)
+        forfeit(seat, f"{reason}: {exc}")
+        return safe_default(legal)
+    except _Strike as strike:
+        _account(seat, tc, (time.perf_counter() - start) * 1000, cpu_before)
+        return _strike(game, seat, tc, strike.kind, strike.detail, note, forfeit)
+    _account(seat, tc, (time.perf_counter() - start) * 1000, cpu_before)
+    _rest(seat, tc)
+    if action not in game.moves:
+        shown = action[:200]
+        return _strike(game, seat, tc, "illegal", f"illegal action {shown!r}", note, forfeit)
+    return action
+
+
+class _Strike(Exception):
+    def __init__(self, kind: str, detail: str) -> None:
+        super().__init__(detail)
+        self.kind = kind
+        self.detail = detail
+
+
+def _account(seat: _Seat, tc: TimeControl, elapsed_ms: float, cpu_before: int) -> None:
+    report = seat.report
+    report.decisions += 1
+    report.think_ms += elapsed_ms
+    report.max_think_ms = max(report.max_think_ms, elapsed_ms)
+    seat.bank_ms = max(0.0, seat.bank_ms - max(0.0, elapsed_ms - tc.decision_ms))
+    if seat.box is not None:
+        report.cpu_ms += (seat.box.cpu_ns() - cpu_before) / 1e6
+
+
+def _strike(
+    game: Game, seat: _Seat, tc: TimeControl, kind: str, detail: str, note: Any, forfeit: Any
+) -> str:
+    legal = game.legal_actions()
+    default = safe_default(legal)
+    seat.report.strikes += 1
+    note(seat, kind, detail, strike=seat.report.strikes, played=default)
+    if seat.report.strikes >= tc.max_strikes:
+        forfeit(seat, f"{seat.report.strikes} strikes (last: {kind}: {detail})")
+    return default
+
+
+def _tell(seat: _Seat, message: dict[str, Any], note: Any) -> None:
+    """A message that wants no reply; a bot that cannot take it loses nothing here."""
+    if not seat.alive:
+        return
+    assert seat.proc is not None
+    if seat.box is not None and seat.box.frozen:
+        return  # a frozen bot learns the scores from its next observation
+    with contextlib.suppress(BotTimeout, BotGone):
+        seat.proc.send(protocol.encode(message), time.perf_counter() + 1.0)
+
+
+def _stop(seat: _Seat) -> None:
+    if seat.proc is not None and not seat.proc.closed:
+        seat.report.stderr = seat.proc.stderr_text()[-4000:]
+        seat.proc.close()
