@@ -5,8 +5,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# System packages: Debian's python3 runs the bots inside the sandbox (bubblewrap + setpriv from
+# util-linux), and python3-seccomp compiles the sandbox's seccomp filter.
 need_apt=()
-command -v python3 >/dev/null || need_apt+=(python3 python3-venv)
+[ -x /usr/bin/python3 ] || need_apt+=(python3 python3-venv)
+command -v bwrap >/dev/null || need_apt+=(bubblewrap)
+command -v setpriv >/dev/null || need_apt+=(util-linux)
+/usr/bin/python3 -c "import seccomp" 2>/dev/null || need_apt+=(python3-seccomp)
 if [ ${#need_apt[@]} -gt 0 ]; then
     if [ "$(id -u)" -ne 0 ]; then echo "setup: need root to install: ${need_apt[*]}" >&2; exit 1; fi
     apt-get update -qq

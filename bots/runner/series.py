@@ -71,9 +71,9 @@ class SeriesConfig:
     bots: tuple[BotSource, ...]
     players: int
     ruleset: str = "modern"
-    variants: Variants = Variants()
+    variants: Variants = field(default_factory=Variants)
     limits: tuple[tuple[str, int], ...] = ()
-    time_control: TimeControl = TimeControl()
+    time_control: TimeControl = field(default_factory=TimeControl)
     sandboxed: bool = True
     logs: Path | None = None
 
