@@ -11,6 +11,7 @@ from typing import Any
 
 from engine.cards import ORDER, Card
 from engine.game import Event, Game, Phase
+from engine.rules import ruleset_limits
 
 
 def _sorted(cards: list[Card]) -> list[str]:
@@ -51,6 +52,7 @@ def observe(game: Game, seat: int, since: int | None = None) -> dict[str, Any]:
         "ruleset": game.ruleset.name,
         "variants": game.variants.as_dict(),
         "target": game.ruleset.target,
+        "limits": ruleset_limits(game.ruleset),
         "hand_number": game.hand_no,
         "dealer": game.dealer,
         "active": game.active,

@@ -11,8 +11,9 @@ written into the log as a `note` line.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
+import hmac
+import os
 import sys
 import tempfile
 import time
@@ -30,6 +31,8 @@ from bots.runner.sandbox import Box, Limits, SandboxUnavailable
 from engine import Variants, new_game, observe
 from engine.game import Event, Game
 from engine.log import dumps
+from engine.observation import redact
+from engine.rules import ruleset_limits
 
 
 @dataclass(frozen=True)
@@ -44,7 +47,9 @@ class TimeControl:
     """From process start to the `ready` reply."""
     max_strikes: int = 3
     restless_cpu_ms: int = 50
-    """CPU a bot may burn while not on turn before it is frozen between its turns."""
+    """CPU a bot may burn in one stretch off turn before it is frozen between its turns."""
+    restless_total_ms: int = 200
+    """CPU a bot may burn off turn over the whole match before it is frozen likewise."""
 
 
 @dataclass
@@ -99,10 +104,16 @@ def safe_default(legal: Sequence[str]) -> str:
     return legal[0]
 
 
+_SEED_KEY = os.environ.get("GRASS_BOT_SEED_KEY", "").encode() or os.urandom(32)
+"""Secret mixed into bots' seeds. Set GRASS_BOT_SEED_KEY to make bots' own randomness repeat
+across runs; otherwise it is random per process (same within one `grass match`)."""
+
+
 def bot_seed(seed: int, seat: int) -> int:
-    """A per-seat seed for the bot's own randomness that does not reveal the game's seed."""
-    digest = hashlib.sha256(f"grass-bot:{seed}:{seat}".encode()).digest()
-    return int.from_bytes(digest[:8], "big")
+    """A per-seat seed for the bot's own randomness. Keyed with a secret, so a bot cannot work
+    back to the game's seed (which decides every shuffle) by trying small seeds."""
+    digest = hmac.new(_SEED_KEY, f"grass-bot:{seed}:{seat}".encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:6], "big")  # 48 bits: exact in every JSON parser
 
 
 class _Seat:
@@ -119,6 +130,7 @@ class _Seat:
         self.request = 0
         self.sent_upto = 0
         self.cpu_at_reply: int | None = None
+        self.idle_cpu_ms = 0.0
 
     @property
     def alive(self) -> bool:
@@ -167,26 +179,28 @@ def play_match(
 
     try:
         _start_all(seats, tc, resources, sandboxed, game, seed, note, forfeit)
-        hands_reported = 0
+        reported = hand_start = 0
         while not game.over:
             seat = seats[game.to_act]
             action = _decide(game, seat, tc, note, forfeit)
             game.apply(action)
-            hand_ends = [e for e in game.events if e["e"] == "hand-end"]
-            while hands_reported < len(hand_ends):
-                end = hand_ends[hands_reported]
-                hands_reported += 1
-                message = {
-                    "type": "hand_end",
-                    "hand": end["hand"],
-                    "scores": end["scores"],
-                    "totals": end["totals"],
-                }
-                for other in seats:
-                    _tell(other, message, note)
+            while reported < len(game.events):
+                event = game.events[reported]
+                if event["e"] == "hand":
+                    hand_start = reported
+                elif event["e"] == "hand-end":
+                    for other in seats:
+                        _tell_hand_end(game, other, hand_start, reported, forfeit)
+                reported += 1
         assert game.result is not None
+        ranks = forfeit_ranks(game.result["totals"], [s.report.forfeited for s in seats])
         for other in seats:
-            _tell(other, {"type": "game_end", "result": game.result}, note)
+            _tell(other, {"type": "game_end", "result": game.result, "ranks": ranks}, forfeit)
+        for other in seats:  # a moment for on_game_end hooks (and their last words on stderr)
+            if other.alive and other.proc is not None:
+                if other.box is not None:
+                    other.box.thaw()
+                other.proc.wait_exit(0.5)
     finally:
         for seat in seats:
             _stop(seat)
@@ -264,7 +278,7 @@ def _start_all(
             players=list(game.names),
             ruleset=game.ruleset.name,
             variants=game.variants.as_dict(),
-            limits={"max_hands": game.ruleset.max_hands},
+            limits=ruleset_limits(game.ruleset),
             decision_ms=tc.decision_ms,
             bank_ms=tc.bank_ms,
         )
@@ -296,12 +310,14 @@ def _wake(seat: _Seat, tc: TimeControl, note: Any) -> None:
     box.thaw()
     if seat.cpu_at_reply is not None and not seat.report.frozen_between_turns:
         idle_ms = (box.cpu_ns() - seat.cpu_at_reply) / 1e6
-        if idle_ms > tc.restless_cpu_ms:
+        seat.idle_cpu_ms += idle_ms
+        if idle_ms > tc.restless_cpu_ms or seat.idle_cpu_ms > tc.restless_total_ms:
             seat.report.frozen_between_turns = True
             note(
                 seat,
                 "restless",
-                f"used {idle_ms:.0f} ms of CPU while not on turn; frozen between turns from now",
+                f"used {idle_ms:.0f} ms of CPU while not on turn ({seat.idle_cpu_ms:.0f} ms "
+                "in this match); frozen between turns from now",
             )
 
 
@@ -330,23 +346,34 @@ def _decide(game: Game, seat: _Seat, tc: TimeControl, note: Any, forfeit: Any) -
                 parsed = protocol.parse_reply(reply, "action")
             except ProtocolError as exc:
                 raise _Strike("protocol", str(exc)) from None
-            if parsed.get("id") != seat.request:
+            reply_id = parsed.get("id")
+            if isinstance(reply_id, int) and 0 < reply_id < seat.request:
                 continue  # a late answer to an earlier request: ignore it
+            if reply_id != seat.request:
+                raise _Strike(
+                    "protocol", f"reply for request {reply_id!r}, expected {seat.request}"
+                )
             action = parsed["action"]
     except BotTimeout:
         elapsed = (time.perf_counter() - start) * 1000
         seat.report.timeouts += 1
         _account(seat, tc, elapsed, cpu_before)
+        _rest(seat, tc)
         return _strike(game, seat, tc, "timeout", f"no answer in {elapsed:.0f} ms", note, forfeit)
     except (BotGone, LineTooLong) as exc:
         _account(seat, tc, (time.perf_counter() - start) * 1000, cpu_before)
         reason = "crashed" if isinstance(exc, BotGone) else "protocol"
+        if seat.box is not None and seat.box.memory_exceeded():
+            exc = BotGone(
+                f"{exc} after reaching its memory limit ({seat.box.limits.memory_mb} MiB)"
+            )
         detail = f"{exc}; stderr: {proc.stderr_text()[-1500:]}"
         note(seat, reason, detail)
         forfeit(seat, f"{reason}: {exc}")
         return safe_default(legal)
     except _Strike as strike:
         _account(seat, tc, (time.perf_counter() - start) * 1000, cpu_before)
+        _rest(seat, tc)
         return _strike(game, seat, tc, strike.kind, strike.detail, note, forfeit)
     _account(seat, tc, (time.perf_counter() - start) * 1000, cpu_before)
     _rest(seat, tc)
@@ -385,15 +412,40 @@ def _strike(
     return default
 
 
-def _tell(seat: _Seat, message: dict[str, Any], note: Any) -> None:
-    """A message that wants no reply; a bot that cannot take it loses nothing here."""
+def _tell_hand_end(game: Game, seat: _Seat, start: int, end: int, forfeit: Any) -> None:
+    """Scores of a finished hand, the cards everyone held (shown at scoring), and the rest
+    of that hand's events as this seat saw them."""
+    event = game.events[end]
+    since = max(seat.sent_upto, start)
+    history = [redact(e, seat.index) for e in game.events[since : end + 1]]
+    seat.sent_upto = end + 1
+    message = {
+        "type": "hand_end",
+        "hand": event["hand"],
+        "scores": event["scores"],
+        "totals": event["totals"],
+        "held": event["held"],
+        "history": history,
+    }
+    _tell(seat, message, forfeit)
+
+
+def _tell(seat: _Seat, message: dict[str, Any], forfeit: Any) -> None:
+    """A message that wants no reply. A bot too busy to read it for a second (its input pipe
+    full) forfeits: a half-written line would garble everything after it."""
     if not seat.alive:
         return
     assert seat.proc is not None
-    if seat.box is not None and seat.box.frozen:
-        return  # a frozen bot learns the scores from its next observation
-    with contextlib.suppress(BotTimeout, BotGone):
+    if seat.box is not None:
+        seat.box.thaw()
+    try:
         seat.proc.send(protocol.encode(message), time.perf_counter() + 1.0)
+    except BotTimeout:
+        forfeit(seat, "stopped reading its input")
+    except BotGone:
+        pass
+    if seat.box is not None and seat.report.frozen_between_turns and seat.alive:
+        seat.box.freeze()
 
 
 def _stop(seat: _Seat) -> None:

@@ -184,6 +184,11 @@ class BotProcess:
 
     # ------------------------------------------------------------------ teardown
 
+    def wait_exit(self, seconds: float) -> None:
+        """Give the bot up to `seconds` to exit by itself (after `game_end`)."""
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=seconds)
+
     def close(self) -> None:
         """Kill the bot and everything it started; safe to call twice."""
         if self.closed:

@@ -54,7 +54,7 @@ class Limits:
     """RLIMIT_FSIZE: largest file the bot may write (in its /tmp)."""
     open_files: int = 64
     scratch_mb: int = 16
-    """Size of the bot's private /tmp."""
+    """Size of the bot's private /tmp (and, separately, of its /dev/shm)."""
 
 
 @lru_cache(maxsize=1)
@@ -81,11 +81,9 @@ def runtime_dir() -> Path:
     """A neutral, world-readable copy of what bots may import: `engine` and the SDK."""
     root = Path(tempfile.mkdtemp(prefix="grass-runtime-"))
     lib = root / "lib"
-    shutil.copytree(
-        PROJECT / "engine", lib / "engine", ignore=shutil.ignore_patterns("*.pyc", "__pycache__")
-    )
-    (lib / "bots" / "sdk").mkdir(parents=True)
-    shutil.copy(PROJECT / "bots" / "sdk" / "__init__.py", lib / "bots" / "sdk" / "__init__.py")
+    skip = shutil.ignore_patterns("*.pyc", "__pycache__")
+    shutil.copytree(PROJECT / "engine", lib / "engine", ignore=skip)
+    shutil.copytree(PROJECT / "bots" / "sdk", lib / "bots" / "sdk", ignore=skip)
     shutil.copy(PROJECT / "bots" / "protocol.py", lib / "bots" / "protocol.py")
     (lib / "bots" / "__init__.py").write_text("")
     shutil.copy(HERE / "launch.py", root / "launch.py")
@@ -187,6 +185,12 @@ class Box:
             "--ro-bind", str(runtime / "lib"), "/sandbox/lib",
             "--ro-bind", str(runtime / "launch.py"), "/sandbox/launch.py",
             "--ro-bind", str(self.code_dir), "/bot",
+            "--size", str(limits.scratch_mb << 20),
+            "--tmpfs", "/dev/shm",
+            "--hostname", "grass",
+            # Everything but /tmp and /dev/shm read-only: no storage beyond the two quotas.
+            "--remount-ro", "/dev",
+            "--remount-ro", "/",
             "--chdir", "/tmp",
             "--seccomp", str(seccomp_fd),
             "--",
@@ -235,6 +239,13 @@ class Box:
         """CPU time used by every process in the box so far."""
         assert self._cpu_fd is not None
         return int(os.pread(self._cpu_fd, 32, 0))
+
+    def memory_exceeded(self) -> bool:
+        """Whether the box ever hit its memory limit (to explain an OOM kill)."""
+        try:
+            return int((self.cgroups["memory"] / "memory.failcnt").read_text()) > 0
+        except (OSError, ValueError):
+            return False
 
     def freeze(self) -> None:
         if not self.frozen:

@@ -176,7 +176,14 @@ class _Driver:
             for step in steps:
                 if step in legal:
                     return step
-        choice = self.bot.choose(obs)
+        try:
+            choice = self.bot.choose(obs)
+        except Exception:
+            # The author sees the traceback in the match's stderr; the game goes on.
+            import traceback
+
+            traceback.print_exc(file=sys.stderr)
+            return legal[0]
         return choice if choice in legal else legal[0]
 
     def observation(self, message: Message) -> Observation:

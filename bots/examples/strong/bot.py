@@ -1,0 +1,117 @@
+"""strong: determinized Monte Carlo planning of the card it plays each turn.
+
+At the start of each of its turns the bot samples complete games consistent with what it can
+see (`engine.sampling.sample_game` deals the unseen cards at random), tries every candidate
+play or discard in each sample, lets every seat play on with the greedy heuristic for a round
+of turns (a fair model of most opponents, and fast because it runs on the engine's own
+state), and scores the result: its running total plus its hand score if the hand ended now,
+minus the best opponent's. The candidate with the best mean over the samples drawn within the
+time budget is played; the same samples are used for every candidate, so differences between
+candidates are not drowned in dealing luck. All other decisions use the greedy heuristic.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from bots.protocol import Message
+from bots.sdk import Bot, Observation, greedy, run
+from bots.sdk.cards import keep_value
+from engine import Game
+from engine.cards import FAMILY, VALUE, Family
+from engine.sampling import sample_game
+
+BUDGET_MS = 60
+"""Thinking time per planned decision; well inside the ladder's 1 s per decision."""
+HORIZON_TURNS = 4
+"""How many turn changes each simulation plays on after the candidate move."""
+MAX_SAMPLES = 300
+
+
+class EngineView:
+    """An engine `Game` seen the way `bots.sdk.greedy` reads an observation (no copying)."""
+
+    __slots__ = ("legal", "phase", "seat", "seats", "totals")
+
+    def __init__(self, game: Game) -> None:
+        self.legal = list(game.moves)
+        self.phase = game.phase.value
+        self.seat = game.to_act
+        self.seats = game.seats
+        self.totals = game.totals
+
+
+def projected(game: Game, seat: int) -> int:
+    """The seat's hand score if the hand ended now (Banker and bonus left out)."""
+    me = game.seats[seat]
+    held = me.hand
+    fines = sum(game.ruleset.fine(c) for c in held)
+    best = max((VALUE[c] for c in held if FAMILY[c] is Family.PEDDLE), default=0)
+    return me.at_risk + me.protected_value - fines - best
+
+
+def evaluate(game: Game, seat: int, hand: int) -> float:
+    """Total plus this hand's (projected) score, relative to the best opponent."""
+    if game.hand_no != hand or game.over:
+        standing = list(game.totals)  # the hand ended inside the simulation: totals include it
+    else:
+        standing = [game.totals[s] + projected(game, s) for s in range(game.n)]
+    return standing[seat] - max(v for s, v in enumerate(standing) if s != seat)
+
+
+class StrongBot(Bot):
+    name = "strong"
+
+    def __init__(self, budget_ms: int = BUDGET_MS) -> None:
+        self.budget_ms = budget_ms
+        self.rng = random.Random()
+
+    def on_game_start(self, hello: Message) -> None:
+        self.rng = random.Random(hello.get("rng_seed"))
+
+    def choose(self, obs: Observation) -> str:
+        if obs.phase == "turn" and not obs.raw["turn"]["played"]:
+            candidates = [a for a in obs.legal if a.startswith(("play ", "discard "))]
+            if len(candidates) > 1:
+                return self.plan(obs, candidates)
+        return greedy.choose(obs)
+
+    def answer_deal(self, obs: Observation) -> bool:
+        return greedy.answer(obs, obs.deal)
+
+    def plan(self, obs: Observation, candidates: list[str]) -> str:
+        # Of the discards, only the two least valuable are worth simulating.
+        me = obs.me
+        discards = sorted(
+            (a for a in candidates if a.startswith("discard ")),
+            key=lambda a: keep_value(a.split()[1], me.market_open, bool(me.heat)),
+        )[:2]
+        candidates = [a for a in candidates if a.startswith("play ")] + discards
+        totals = dict.fromkeys(candidates, 0.0)
+        budget = min(self.budget_ms, max(5, obs.bank_ms // 50)) / 1000
+        deadline = time.perf_counter() + budget
+        samples = 0
+        while samples < MAX_SAMPLES and (samples < 2 or time.perf_counter() < deadline):
+            base = sample_game(obs.raw, self.rng)
+            hand = base.hand_no
+            for action in candidates:
+                game = base.clone()
+                game.apply(action)
+                self.simulate(game, hand)
+                totals[action] += evaluate(game, obs.seat, hand)
+            samples += 1
+        return max(candidates, key=lambda a: totals[a])
+
+    def simulate(self, game: Game, hand: int) -> None:
+        turns = 0
+        active = game.active
+        while not game.over and game.hand_no == hand and turns <= HORIZON_TURNS:
+            game.apply(greedy.choose(EngineView(game)))
+            if game.active != active:
+                active = game.active
+                turns += 1
+
+
+if __name__ == "__main__":
+    run(StrongBot())

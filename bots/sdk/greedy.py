@@ -1,0 +1,146 @@
+"""The greedy heuristic: the `greedy` example bot's whole policy, usable by any bot.
+
+Opens its market, cures its heat, closes the market when it is ahead, protects what matters,
+peddles its biggest card, dumps paranoia on the leader, steals, takes Nirvana when opponents
+have peddles to give, puts heat on the leader, swaps up, and otherwise discards its least
+useful card. It never proposes deals and only accepts a Market Open when it needs one.
+
+`choose(view)` needs only `legal`, `phase`, `seat`, `seats` (each with `market_open`, `heat`,
+`unprotected`, `protected`) and `totals`, so it runs on an SDK `Observation` and, for fast
+simulations, directly on an engine `Game`'s seats (see the `strong` example).
+"""
+
+from __future__ import annotations
+
+from bots.sdk.cards import FINE, HEAT_OFF, HEAT_ON, PEDDLE, PROTECTED, STEAL, keep_value
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # bots start faster without importing typing
+    from collections.abc import Sequence
+    from typing import Any, Protocol
+else:
+    Protocol = object
+
+
+class SeatLike(Protocol):
+    market_open: bool
+
+    @property
+    def heat(self) -> Sequence[str]: ...
+    @property
+    def unprotected(self) -> Sequence[str]: ...
+    @property
+    def protected(self) -> Sequence[tuple[str, Sequence[str]]]: ...
+
+
+class ViewLike(Protocol):
+    @property
+    def legal(self) -> Sequence[str]: ...
+    @property
+    def phase(self) -> str: ...
+    @property
+    def seat(self) -> int: ...
+    @property
+    def seats(self) -> Sequence[Any]: ...
+    @property
+    def totals(self) -> Sequence[int]: ...
+
+
+def tabled(seat: SeatLike) -> int:
+    value = sum(PEDDLE[c] for c in seat.unprotected)
+    return value + sum(PEDDLE[c] for _, group in seat.protected for c in group)
+
+
+def standing(view: ViewLike, seat: int) -> int:
+    """Running total plus what lies on the table now: how far ahead a seat looks."""
+    return view.totals[seat] + tabled(view.seats[seat])
+
+
+def leader(view: ViewLike) -> int:
+    """The opponent who looks furthest ahead: the one to attack."""
+    n = len(view.seats)
+    return max(((view.seat + k) % n for k in range(1, n)), key=lambda s: standing(view, s))
+
+
+def _keep(view: ViewLike, card: str) -> int:
+    me = view.seats[view.seat]
+    return keep_value(card, me.market_open, bool(me.heat))
+
+
+def choose(view: ViewLike) -> str:
+    legal = view.legal
+    phase = view.phase
+    if phase in ("pass", "draft"):
+        verb = "pass" if phase == "pass" else "keep"
+        cards = [a.split()[1] for a in legal]
+        pick = min if verb == "pass" else max
+        return f"{verb} {pick(cards, key=lambda c: _keep(view, c))}"
+    if phase in ("waste", "surrender"):
+        return min(legal, key=lambda a: PEDDLE.get(a.split()[1], 0))
+    if phase == "turn":
+        return turn(view)
+    for safe in ("decline", "withdraw"):
+        if safe in legal:
+            return safe
+    return legal[0]
+
+
+def turn(view: ViewLike) -> str:
+    legal = set(view.legal)
+    target = leader(view)
+
+    def first(*candidates: str) -> str | None:
+        return next((c for c in candidates if c in legal), None)
+
+    plays = [a for a in view.legal if a.startswith("play ")]
+    if plays:
+        ahead = standing(view, view.seat) > standing(view, target) + 25_000
+        if ahead and "play market-close" in legal:
+            return "play market-close"
+        choice = first("play market-open", *[f"play {c}" for c in HEAT_OFF])
+        if choice:
+            return choice
+        fines = [a for a in plays if a.startswith("play pay-fine")]
+        if fines:
+            return min(fines, key=lambda a: PEDDLE.get(a.split()[-1].removesuffix("(p)"), 0))
+        protects = [a for a in plays if a.split()[1] in PROTECTED]
+        if protects:
+            best = max(protects, key=lambda a: sum(PEDDLE[c] for c in a.split()[2].split("+")))
+            if sum(PEDDLE[c] for c in best.split()[2].split("+")) >= 25_000:
+                return best
+        peddles = [a for a in plays if a.split()[1] in PEDDLE]
+        if peddles:
+            return max(peddles, key=lambda a: PEDDLE[a.split()[1]])
+        paranoia = [a for a in plays if a.split()[1] in FINE]
+        if paranoia:
+            on_leader = [a for a in paranoia if a.endswith(f"@{target}")]
+            return max(on_leader or paranoia, key=lambda a: FINE[a.split()[1]])
+        steals = [a for a in plays if a.split()[1] == STEAL]
+        if steals:
+            return max(steals, key=lambda a: PEDDLE.get(a.split()[-1], 0) + 1)
+        nirvana = first("play euphoria", "play stonehigh")
+        n = len(view.seats)
+        others = [view.seats[(view.seat + k) % n] for k in range(1, n)]
+        if nirvana and sum(len(s.unprotected) for s in others) >= 2:
+            return nirvana
+        heat = [a for a in plays if a.split()[1] in HEAT_ON]
+        if heat:
+            on_leader = [a for a in heat if a.endswith(f"@{target}")]
+            return (on_leader or heat)[0]
+    if "end" in legal:
+        swaps = [a for a in view.legal if a.startswith("swap ")]
+        gain = max(swaps, key=lambda a: PEDDLE[a.split()[3]] - PEDDLE[a.split()[1]], default=None)
+        if gain and PEDDLE[gain.split()[3]] > PEDDLE[gain.split()[1]]:
+            return gain
+        return "end"
+    discards = [a for a in view.legal if a.startswith("discard ")]
+    if discards:
+        return min(discards, key=lambda a: _keep(view, a.split()[1]))
+    return view.legal[0]  # only plays we chose not to make above (e.g. an early Market Close)
+
+
+def answer(view: ViewLike, deal: dict[str, Any] | None) -> bool:
+    """Accept only a Market Open, and only while the market is not open."""
+    if not deal or deal.get("give") != "market-open":
+        return False
+    return not view.seats[view.seat].market_open

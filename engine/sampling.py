@@ -1,0 +1,92 @@
+"""Sampling a full game state consistent with one seat's observation ("determinization").
+
+Bots that plan under hidden information (Monte Carlo, ISMCTS) need complete states to simulate:
+the seat's own cards and everything on the table are as observed; the cards it cannot see (the
+other hands and the stack) are dealt at random from the cards not accounted for. Cards the seat
+itself passed or dealt to a neighbour this hand are put back into that neighbour's hand when it
+still holds enough cards, the one piece of private memory cheap to use.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any
+
+from engine.cards import Card
+from engine.game import Game, Phase
+from engine.rules import Variants, learning_stage, resolve_ruleset
+
+
+def sample_game(view: dict[str, Any], rng: random.Random) -> Game:
+    """A game at the observed decision with the hidden cards dealt at random.
+
+    Works at any `turn` decision of the observing seat (the point where planning matters);
+    raises ValueError for other phases. The sample's own randomness is seeded from `rng`.
+    """
+    if view["phase"] != Phase.TURN.value or view["to_act"] != view["seat"]:
+        raise ValueError("sample_game works at the observing seat's own turn decisions")
+    variants = Variants.from_dict(view["variants"])
+    rules = resolve_ruleset(view["ruleset"], variants, view.get("limits"))
+    names = view["players"]
+    game = Game(rules, variants, rng.getrandbits(64), names, start=False)
+    me = view["seat"]
+    game.hand_no = view["hand_number"]
+    game.dealer = view["dealer"]
+    game.active = view["active"]
+    game.to_act = view["to_act"]
+    game.totals = list(view["totals"])
+    game.wasted = [Card(c) for c in view["wasted"]]
+    turn = view["turn"]
+    game.played = turn["played"]
+    game.swapped = turn["swapped"]
+    game.deals_made = turn["deals_made"]
+    game.phase = Phase.TURN
+
+    stage = learning_stage(variants, game.hand_no)
+    removed = stage.removed if stage else frozenset()
+    unseen = Counter({card: count for card, count in rules.deck if card not in removed})
+    unseen.subtract(game.wasted)
+    for seat, public in zip(game.seats, view["seats"], strict=True):
+        seat.market_open = public["market_open"]
+        seat.heat = [Card(c) for c in public["heat"]]
+        seat.hassle_under = [Card(c) for c in public["hassle_under"]]
+        seat.unprotected = [Card(c) for c in public["unprotected"]]
+        seat.protected = [
+            (Card(p["card"]), [Card(c) for c in p["covers"]]) for p in public["protected"]
+        ]
+        seat.skips = public["skips"]
+        seat.extra_turns = public["extra_turns"]
+        unseen.subtract(seat.table_cards())
+    own = [Card(c) for c in view["hand"]]
+    game.seats[me].hand = own
+    unseen.subtract(own)
+    if min(unseen.values(), default=0) < 0:
+        raise ValueError("the observation holds more cards than the deck")
+    pool = list(unseen.elements())
+    rng.shuffle(pool)
+    # Cards this seat handed to a neighbour are, most likely, still there.
+    known: dict[int, list[Card]] = {}
+    for note in view.get("notes", ()):
+        if note[0] in ("passed", "deal-gave"):
+            card = Card(note[1])
+            if card in pool:
+                pool.remove(card)
+                known.setdefault(int(note[2]), []).append(card)
+    for index, public in enumerate(view["seats"]):
+        if index == me:
+            continue
+        given = known.pop(index, [])
+        hand = given[: public["cards"]]
+        pool.extend(given[public["cards"] :])
+        while len(hand) < public["cards"]:
+            hand.append(pool.pop())
+        game.seats[index].hand = hand
+    rng.shuffle(pool)
+    if len(pool) != view["stack"]:
+        raise ValueError(f"{len(pool)} unseen cards for a stack of {view['stack']}")
+    game.stack = pool
+    game.last_turn = not pool
+    game.hand_start_event = 0
+    game._refresh()
+    return game

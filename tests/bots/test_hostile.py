@@ -1,0 +1,1250 @@
+"""Hostile bots against the sandboxed runner.
+
+Every bot here attacks the sandbox or the runner, then reports what it obtained on stderr (one
+`HOSTILE {json}` line, kept in `SeatReport.stderr`). Each test checks two things: the attack got
+nothing (an error, an empty answer, a denial), and the match still finished with a correct,
+replayable result, the other seat untouched and no process or cgroup of the box left behind.
+
+Gaps found while writing these (a writable root, no quota on /dev/shm, an idle-CPU rule that
+short bursts could dodge, a stale CPU reading after a strike) were fixed in the runner; their
+tests stay here as regressions.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import socket
+import subprocess
+import textwrap
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bots.runner import sandbox
+from bots.runner.botfiles import BotSource, load_bot
+from bots.runner.match import MatchResult, SeatReport, TimeControl, play_match
+from bots.runner.sandbox import Limits
+from engine.log import read_log, replay
+
+FAST = TimeControl(decision_ms=200, bank_ms=500, startup_ms=5_000)
+"""Tight clocks: a bot that stalls costs at most 0.7 s for its first decision, 0.2 s after."""
+ROOMY = TimeControl(decision_ms=3_000, bank_ms=2_000, startup_ms=5_000)
+"""For attacks that take a while in `choose` (a filesystem scan, filling memory)."""
+MAX_MATCH_S = 20.0
+"""No match in this file may take longer: a hostile bot costs only its own clock."""
+
+PRELUDE = '''\
+import json, os, sys, time
+from bots.sdk import Bot, run
+
+
+def report(**found):
+    """Tell the test what the attack obtained: one line on stderr."""
+    sys.stderr.write("HOSTILE " + json.dumps(found, default=repr) + "\\n")
+    sys.stderr.flush()
+
+
+def attempt(fn, *args):
+    """{"ok": what the call returned} or {"err": the exception's class name, "msg": ...}."""
+    try:
+        return {"ok": repr(fn(*args))[:500]}
+    except BaseException as exc:
+        return {"err": type(exc).__name__, "msg": str(exc)[:200]}
+
+
+def readable_files(top, skip=("/proc", "/usr", "/dev", "/sys")):
+    """Every regular file under `top` this process can open, outside `skip`."""
+    for root, dirs, files in os.walk(top):
+        if root in skip:
+            dirs[:] = []
+            continue
+        for name in files:
+            path = os.path.join(root, name)
+            try:
+                with open(path, "rb") as f:
+                    yield path, f.read(1 << 20)
+            except OSError:
+                pass
+
+
+def proc_pids():
+    return sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+
+
+def proc_read(pid, what):
+    try:
+        with open(f"/proc/{pid}/{what}", "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
+
+
+class Quiet(Bot):
+    """Plays the first legal action: after its attack, a hostile bot behaves."""
+
+    name = "hostile"
+
+    def choose(self, obs):
+        return obs.legal[0]
+
+'''
+
+
+def hostile(body: str, name: str = "hostile", **values: Any) -> BotSource:
+    """A bot: the prelude, then `body` with `{{NAME}}` placeholders filled from `values`."""
+    text = textwrap.dedent(body)
+    for key, value in values.items():
+        text = text.replace("{{" + key + "}}", repr(value))
+    assert "{{" not in text, "a placeholder was left unfilled"
+    return BotSource(name, {"bot.py": (PRELUDE + text).encode()})
+
+
+def raw_bot(body: str, name: str = "raw") -> BotSource:
+    """A bot that speaks the protocol itself (no SDK), to send exactly the bytes it wants."""
+    return BotSource(name, {"bot.py": textwrap.dedent(body).encode()})
+
+
+def play(
+    attacker: BotSource,
+    opponent: BotSource | None = None,
+    *,
+    time_control: TimeControl = FAST,
+    resources: Limits | None = None,
+    seed: int = 7,
+) -> MatchResult:
+    """One small sandboxed match: the attacker in seat 0, `random` (or `opponent`) in seat 1."""
+    return play_match(
+        [attacker, opponent or load_bot("random")],
+        seed=seed,
+        limits={"max_hands": 1},
+        time_control=time_control,
+        resources=resources,
+        sandboxed=True,
+    )
+
+
+def findings(seat: SeatReport) -> dict[str, Any]:
+    """Everything the hostile bot reported (later lines override earlier keys)."""
+    found: dict[str, Any] = {}
+    for line in seat.stderr.splitlines():
+        if line.startswith("HOSTILE "):
+            # The first line kept may be cut by the stderr cap.
+            with contextlib.suppress(json.JSONDecodeError):
+                found.update(json.loads(line[len("HOSTILE ") :]))
+    assert found, f"the hostile bot reported nothing; its stderr: {seat.stderr[-1500:]!r}"
+    return found
+
+
+def denied(outcome: dict[str, Any]) -> bool:
+    """An `attempt` that raised: the attacker obtained nothing."""
+    return "err" in outcome and "ok" not in outcome
+
+
+def leftover_boxes() -> list[Path]:
+    """Cgroup directories of boxes this test process opened that still exist."""
+    mine = f"-{os.getpid()}-"
+    return [
+        path
+        for controller in sandbox.CONTROLLERS
+        for path in (sandbox.CGROUP_ROOT / controller / "grass").glob("box-*")
+        if mine in path.name
+    ]
+
+
+def host_processes_with(marker: str) -> list[int]:
+    """Host pids whose command line contains `marker` (this process excluded)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if marker.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            pass
+    return found
+
+
+def fault_kinds(seat: SeatReport) -> list[str]:
+    return [f["kind"] for f in seat.faults]
+
+
+def assert_finished(match: MatchResult, *, attacker_forfeits: bool | None = None) -> None:
+    """The match ended with a result the engine verifies, the opponent was untouched, the
+    attacker's forfeit (if expected either way) is recorded, and nothing of either box is left."""
+    assert match.result["e"] == "result"
+    game = replay(read_log(io.BytesIO(match.log_text().encode())))
+    assert game.result == match.result
+    assert match.duration_s < MAX_MATCH_S
+    attacker, opponent = match.seats
+    assert opponent.decisions > 0
+    assert opponent.faults == [] and opponent.strikes == 0 and not opponent.forfeited
+    if attacker_forfeits is not None:
+        assert attacker.forfeited is attacker_forfeits, attacker.faults
+    if attacker.forfeited:
+        assert match.ranks == [2, 1]
+        assert attacker.forfeit_reason
+        assert "forfeit" in fault_kinds(attacker)
+        notes = [e for e in match.events if e["e"] == "note" and e["seat"] == 0]
+        assert [n["kind"] for n in notes] == fault_kinds(attacker)
+    assert leftover_boxes() == []
+
+
+# ---------------------------------------------------------------------------- 1. network
+
+
+def test_network_is_unreachable(sandbox_ready: None) -> None:
+    # A listener on the host the bot must not reach: an abstract Unix socket (AF_UNIX is allowed
+    # by the seccomp filter, so only the network namespace keeps the bot out) and a TCP port.
+    name = f"grass-hostile-{uuid.uuid4().hex}"
+    with (
+        socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as unix_listener,
+        socket.socket(socket.AF_INET, socket.SOCK_STREAM) as tcp_listener,
+    ):
+        unix_listener.bind("\0" + name)
+        unix_listener.listen()
+        tcp_listener.bind(("127.0.0.1", 0))
+        tcp_listener.listen()
+        port = tcp_listener.getsockname()[1]
+        bot = hostile(
+            """
+            import socket
+
+            def connect(host, port):
+                with socket.create_connection((host, port), timeout=1) as s:
+                    return s.getpeername()
+
+            def connect_unix(address):
+                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                    s.settimeout(1)
+                    s.connect(address)
+                    return "connected"
+
+            report(
+                redis=attempt(connect, "127.0.0.1", 6379),
+                host_port=attempt(connect, "127.0.0.1", {{PORT}}),
+                outside=attempt(connect, "1.1.1.1", 80),
+                outside_v6=attempt(connect, "2606:4700:4700::1111", 80),
+                dns=attempt(socket.getaddrinfo, "example.com", 80),
+                udp=attempt(socket.socket, socket.AF_INET, socket.SOCK_DGRAM),
+                raw=attempt(socket.socket, socket.AF_INET, socket.SOCK_RAW, 1),
+                netlink=attempt(socket.socket, socket.AF_NETLINK, socket.SOCK_RAW, 0),
+                host_abstract_unix=attempt(connect_unix, "\\0" + {{NAME}}),
+                interfaces=attempt(socket.if_nameindex),
+            )
+            run(Quiet())
+            """,
+            PORT=port,
+            NAME=name,
+        )
+        match = play(bot)
+    found = findings(match.seats[0])
+    for attack in (
+        "redis",
+        "host_port",
+        "outside",
+        "outside_v6",
+        "dns",
+        "udp",
+        "raw",
+        "netlink",
+        "host_abstract_unix",
+        "interfaces",
+    ):
+        assert denied(found[attack]), (attack, found[attack])
+    assert found["redis"]["err"] == "PermissionError"  # the seccomp filter: no inet sockets
+    assert found["dns"]["err"] == "gaierror"
+    assert_finished(match, attacker_forfeits=False)
+
+
+# ---------------------------------------------------------------------------- 2. host files
+
+
+def test_etc_does_not_exist(sandbox_ready: None) -> None:
+    bot = hostile(
+        """
+        report(
+            shadow=attempt(lambda: open("/etc/shadow").read()),
+            passwd=attempt(lambda: open("/etc/passwd").read()),
+            etc=attempt(os.listdir, "/etc"),
+            hosts=attempt(lambda: open("/etc/hosts").read()),
+            ssh=attempt(os.listdir, "/root/.ssh"),
+            root=sorted(os.listdir("/")),
+            sys=attempt(os.listdir, "/sys"),
+        )
+        run(Quiet())
+        """
+    )
+    match = play(bot)
+    found = findings(match.seats[0])
+    for attack in ("shadow", "passwd", "etc", "hosts", "ssh", "sys"):
+        assert found[attack]["err"] == "FileNotFoundError", (attack, found[attack])
+    assert set(found["root"]) <= {
+        "bin",
+        "bot",
+        "dev",
+        "lib",
+        "lib64",
+        "proc",
+        "sandbox",
+        "tmp",
+        "usr",
+    }
+    assert_finished(match, attacker_forfeits=False)
+
+
+# ---------------------------------------------------------------------------- 3. environment
+
+
+def test_the_runner_environment_and_project_are_invisible(
+    sandbox_ready: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = f"grass-secret-{uuid.uuid4().hex}"
+    monkeypatch.setenv("GRASS_SECRET", secret)
+    project = str(sandbox.PROJECT)
+    bot = hostile(
+        """
+        import importlib
+        SECRET = {{SECRET_REVERSED}}[::-1]  # not in this file as such: only the env has it
+        PROJECT = {{PROJECT}}
+        NEEDLES = ["def " + "play_match", "def " + "seccomp_program", "import " + "seccomp"]
+
+        environ_files = {}
+        for pid in proc_pids():
+            for what in ("environ", "cmdline"):
+                environ_files[f"/proc/{pid}/{what}"] = proc_read(pid, what)
+        environ_files["/proc/self/environ"] = proc_read("self", "environ")
+        environ_files["/proc/self/mountinfo"] = proc_read("self", "mountinfo")
+        leaks = [
+            path
+            for path, data in environ_files.items()
+            if SECRET.encode() in data or b"GRASS_SECRET" in data or PROJECT.encode() in data
+        ]
+        runner_source = [
+            path
+            for path, data in readable_files("/")
+            if any(n.encode() in data for n in NEEDLES)
+        ]
+        report(
+            env=dict(os.environ),
+            pid1_environ=proc_read(1, "environ").decode(errors="replace"),
+            leaks=leaks,
+            project=attempt(os.listdir, PROJECT),
+            runner_file=attempt(lambda: open(PROJECT + "/bots/runner/sandbox.py").read()),
+            venv=attempt(os.listdir, PROJECT + "/.venv"),
+            import_runner=attempt(importlib.import_module, "bots.runner.match"),
+            runner_source=runner_source,
+            sys_path=sys.path,
+            site_packages=attempt(os.listdir, "/usr/lib/python3/dist-packages"),
+            usr_local=attempt(os.listdir, "/usr/local"),
+            home=attempt(os.listdir, "/root"),
+            work=attempt(os.listdir, "/work"),
+        )
+        run(Quiet())
+        """,
+        SECRET_REVERSED=secret[::-1],
+        PROJECT=project,
+    )
+    match = play(bot)
+    found = findings(match.seats[0])
+    assert "GRASS_SECRET" not in found["env"]
+    assert secret not in json.dumps(found["env"])
+    assert set(found["env"]) <= {"PATH", "HOME", "LANG", "PWD"}
+    assert "GRASS_SECRET" not in found["pid1_environ"]
+    assert found["leaks"] == []
+    for attack in ("project", "runner_file", "venv", "home", "work"):
+        assert found[attack]["err"] == "FileNotFoundError", (attack, found[attack])
+    assert found["import_runner"]["err"] == "ModuleNotFoundError"
+    assert found["runner_source"] == []
+    assert not any(project in p for p in found["sys_path"])
+    assert found["site_packages"] == {"ok": "[]"} and found["usr_local"] == {"ok": "[]"}
+    assert_finished(match, attacker_forfeits=False)
+
+
+# ---------------------------------------------------------------------------- 4. the other bot
+
+
+def test_a_bot_cannot_find_the_other_bots_files(sandbox_ready: None) -> None:
+    secret = f"victim-secret-{uuid.uuid4().hex}"
+    victim = hostile(
+        """
+        SECRET = {{SECRET}}
+        with open("/tmp/victim-notes.txt", "w") as f:  # in the victim's own scratch dir
+            f.write(SECRET)
+        run(Quiet())
+        """,
+        name="victim",
+        SECRET=secret,
+    )
+    attacker = hostile(
+        """
+        SECRET = {{SECRET_REVERSED}}[::-1].encode()
+        SELF = b"attacker" + b"-self-mark"  # attacker-self-mark: proves the scan reads files
+
+
+        def scan():
+            hits, own, scanned = [], [], 0
+            for path, data in readable_files("/"):
+                scanned += 1
+                if SECRET in data:
+                    hits.append(path)
+                if SELF in data:
+                    own.append(path)
+            links = {}
+            for pid in proc_pids():
+                for what in ("cmdline", "environ", "maps"):
+                    if SECRET in proc_read(pid, what) or b"victim" in proc_read(pid, what):
+                        hits.append(f"/proc/{pid}/{what}")
+                for what in ("cwd", "root", "exe"):
+                    try:
+                        links[f"{pid}/{what}"] = os.readlink(f"/proc/{pid}/{what}")
+                    except OSError:
+                        pass
+                for top in (f"/proc/{pid}/cwd", f"/proc/{pid}/root/tmp"):
+                    for path, data in readable_files(top):
+                        if SECRET in data:
+                            hits.append(path)
+                try:
+                    for fd in os.listdir(f"/proc/{pid}/fd"):
+                        target = os.readlink(f"/proc/{pid}/fd/{fd}")
+                        if "victim" in target or "grass-bot" in target:
+                            hits.append(target)
+                except OSError:
+                    pass
+            return {
+                "hits": hits,
+                "own": own,
+                "scanned": scanned,
+                "pids": proc_pids(),
+                "links": links,
+                "tmp": os.listdir("/tmp"),
+            }
+
+
+        class Snoop(Quiet):
+            scanned = False
+
+            def choose(self, obs):
+                if not self.scanned:  # on turn: the victim is surely running by now
+                    self.scanned = True
+                    report(**scan())
+                return obs.legal[0]
+
+
+        run(Snoop())
+        """,
+        SECRET_REVERSED=secret[::-1],
+    )
+    match = play(attacker, victim, time_control=ROOMY)
+    found = findings(match.seats[0])
+    assert found["hits"] == []
+    assert "victim-notes.txt" not in found["tmp"]
+    assert "/bot/bot.py" in found["own"] and found["scanned"] >= 1
+    assert all(
+        target in {"/", "/tmp"} or target.startswith("/usr/") for target in found["links"].values()
+    )
+    assert_finished(match, attacker_forfeits=False)
+
+
+# ---------------------------------------------------------------------------- 5. /proc
+
+
+def test_proc_shows_only_the_sandbox(sandbox_ready: None) -> None:
+    bot = hostile(
+        """
+        import signal
+        HOST_PIDS = {{HOST_PIDS}}
+        pids = proc_pids()
+        report(
+            pids=pids,
+            exes={p: attempt(os.readlink, f"/proc/{p}/exe") for p in pids},
+            cmdlines=[proc_read(p, "cmdline").decode(errors="replace")[:200] for p in pids],
+            ppid=os.getppid(),
+            host_proc={p: attempt(os.listdir, f"/proc/{p}") for p in HOST_PIDS},
+            host_signal={p: attempt(os.kill, p, 0) for p in HOST_PIDS},
+            pid1_fds=[attempt(os.readlink, f"/proc/1/fd/{fd}") for fd in os.listdir("/proc/1/fd")],
+            sysrq=attempt(lambda: open("/proc/sysrq-trigger", "w").write("h")),
+            proc_sys=attempt(lambda: open("/proc/sys/kernel/core_pattern", "w").write("|/tmp/x")),
+        )
+        run(Quiet())
+        """,
+        HOST_PIDS=[os.getpid(), os.getppid()],
+    )
+    match = play(bot)
+    found = findings(match.seats[0])
+    assert os.getpid() not in found["pids"] and os.getppid() not in found["pids"]
+    assert max(found["pids"]) < 10  # a fresh PID namespace: bwrap's init (1) and the bot
+    assert found["ppid"] == 1
+    exes = {outcome.get("ok", "") for outcome in found["exes"].values()}
+    assert exes <= {"'/usr/bin/bwrap'", "'/usr/bin/python3.11'", ""}, exes
+    assert not any("pytest" in cmd for cmd in found["cmdlines"])
+    # bwrap's init holds only the bot's pipes: no descriptor of a host file or directory.
+    for fd in found["pid1_fds"]:
+        assert fd.get("ok", "'pipe:").startswith(("'pipe:", "'anon_inode:", "'/dev/null")), fd
+    assert denied(found["sysrq"]) and denied(found["proc_sys"])
+    for pid in (os.getpid(), os.getppid()):
+        assert found["host_proc"][str(pid)]["err"] == "FileNotFoundError"
+        assert found["host_signal"][str(pid)]["err"] == "ProcessLookupError"
+    assert_finished(match, attacker_forfeits=False)
+
+
+# ---------------------------------------------------------------------------- 6. writing
+
+
+def test_writes_outside_the_scratch_dir_fail_and_scratch_is_bounded(sandbox_ready: None) -> None:
+    bot = hostile(
+        """
+        def write(path, size=16):
+            with open(path, "wb") as f:
+                f.write(b"x" * size)
+            return os.path.getsize(path)
+
+
+        def fill(directory, file_mib):
+            written = 0
+            try:
+                for i in range(64):
+                    with open(f"{directory}/fill-{i}", "wb") as f:
+                        for _ in range(file_mib):
+                            f.write(b"x" * (1 << 20))
+                            f.flush()
+                            written += 1
+            except OSError as exc:
+                return {"mib": written, "err": type(exc).__name__, "errno": exc.errno}
+            return {"mib": written}
+
+
+        found = {
+            path: attempt(write, path)
+            for path in ("/bot/x", "/bot/bot.py", "/usr/x", "/usr/bin/x", "/sandbox/lib/x",
+                         "/sandbox/launch.py", "/lib/x", "/proc/x")
+        }
+        found["tmp"] = attempt(write, "/tmp/ok")
+        found["one_big_file"] = fill("/tmp", 64)  # RLIMIT_FSIZE: 8 MiB per file
+        for name in os.listdir("/tmp"):
+            os.unlink("/tmp/" + name)
+        found["many_files"] = fill("/tmp", 2)  # the tmpfs: 16 MiB in all
+        for name in os.listdir("/tmp"):
+            os.unlink("/tmp/" + name)
+        report(**found)
+        run(Quiet())
+        """
+    )
+    limits = Limits()
+    match = play(bot, resources=limits)
+    found = findings(match.seats[0])
+    for path in ("/bot/x", "/bot/bot.py", "/usr/x", "/usr/bin/x", "/sandbox/lib/x",
+                 "/sandbox/launch.py", "/lib/x", "/proc/x"):  # fmt: skip
+        assert denied(found[path]), (path, found[path])
+    assert found["tmp"] == {"ok": "16"}
+    big = found["one_big_file"]
+    assert big["err"] == "OSError" and big["errno"] == 27  # EFBIG
+    assert big["mib"] == limits.file_size_mb
+    many = found["many_files"]
+    assert many["errno"] == 28  # ENOSPC
+    assert limits.scratch_mb - 2 <= many["mib"] <= limits.scratch_mb
+    assert_finished(match, attacker_forfeits=False)
+
+
+def test_the_root_and_dev_are_read_only(sandbox_ready: None) -> None:
+    bot = hostile(
+        """
+        def write(path):
+            with open(path, "wb") as f:
+                f.write(b"x" * 16)
+            return os.path.getsize(path)
+
+
+        report(**{p: attempt(write, p) for p in ("/x", "/sandbox/x", "/dev/x")},
+               mkdir=attempt(os.mkdir, "/newdir"))
+        run(Quiet())
+        """
+    )
+    match = play(bot)
+    found = findings(match.seats[0])
+    assert_finished(match, attacker_forfeits=False)
+    for attack in ("/x", "/sandbox/x", "/dev/x", "mkdir"):
+        assert denied(found[attack]), (attack, found[attack])
+
+
+def test_no_storage_beyond_the_scratch_quota(sandbox_ready: None) -> None:
+    bot = hostile(
+        """
+        written = {}
+        for directory in ("/dev/shm", "/"):
+            mib = 0
+            try:
+                for i in range(20):
+                    with open(f"{directory}/fill-{i}", "wb") as f:
+                        f.write(b"x" * (1 << 20))
+                    mib += 1
+            except OSError:
+                pass
+            written[directory] = mib
+        report(written=written)
+        run(Quiet())
+        """
+    )
+    limits = Limits()
+    match = play(bot, resources=limits)
+    found = findings(match.seats[0])
+    assert_finished(match)
+    assert sum(found["written"].values()) <= limits.scratch_mb, found["written"]
+
+
+# ---------------------------------------------------------------------------- 7-9. bombs
+
+
+def test_fork_bomb_is_held_by_the_pids_limit(sandbox_ready: None) -> None:
+    bot = hostile(
+        """
+        def bomb():
+            while True:  # every process keeps trying to fork
+                try:
+                    os.fork()
+                except OSError:
+                    time.sleep(0.005)
+
+
+        forked, error = 0, None
+        for _ in range(10_000):
+            try:
+                pid = os.fork()
+            except OSError as exc:
+                error = type(exc).__name__
+                break
+            if pid == 0:
+                bomb()
+            forked += 1
+        time.sleep(0.1)
+        report(forked=forked, error=error, processes=len(proc_pids()))
+        run(Quiet())
+        """
+    )
+    limits = Limits()
+    match = play(bot, resources=limits)
+    found = findings(match.seats[0])
+    assert found["error"] == "BlockingIOError"  # EAGAIN from pids.max
+    assert found["forked"] < limits.pids
+    assert found["processes"] < limits.pids
+    assert_finished(match)
+    # The host still starts processes.
+    assert subprocess.run(["true"], check=False).returncode == 0
+
+
+def test_thread_bomb_is_held_by_the_pids_limit(sandbox_ready: None) -> None:
+    bot = hostile(
+        """
+        import threading
+        stop = threading.Event()
+        started, error = 0, None
+        for _ in range(10_000):
+            try:
+                threading.Thread(target=stop.wait, daemon=True).start()
+            except RuntimeError as exc:
+                error = str(exc)
+                break
+            started += 1
+        report(started=started, error=error)
+        run(Quiet())
+        """
+    )
+    limits = Limits()
+    match = play(bot, resources=limits)
+    found = findings(match.seats[0])
+    assert found["error"] == "can't start new thread"
+    assert found["started"] < limits.pids
+    assert_finished(match, attacker_forfeits=False)
+
+
+def test_memory_bomb_fails_or_is_killed(sandbox_ready: None) -> None:
+    bot = hostile(
+        """
+        class Hog(Quiet):
+            blocks = []
+
+            def choose(self, obs):
+                report(huge=attempt(bytearray, 4 << 30))  # RLIMIT_AS: MemoryError
+                try:
+                    while True:
+                        block = bytearray(16 << 20)
+                        block[::4096] = b"x" * len(block[::4096])  # touch every page
+                        self.blocks.append(block)
+                        report(mib=16 * len(self.blocks))
+                except MemoryError:
+                    report(stopped="MemoryError", mib=16 * len(self.blocks))
+                self.blocks.clear()
+                return obs.legal[0]
+
+
+        run(Hog())
+        """
+    )
+    limits = Limits()
+    match = play(bot, resources=limits, time_control=ROOMY)
+    attacker = match.seats[0]
+    found = findings(attacker)
+    assert found["huge"]["err"] == "MemoryError"
+    assert found["mib"] <= limits.memory_mb
+    if attacker.forfeited:  # killed by the memory cgroup's OOM killer
+        assert fault_kinds(attacker) == ["crashed", "forfeit"]
+        assert "137" in attacker.forfeit_reason or "SIGKILL" in attacker.forfeit_reason
+    else:
+        assert found["stopped"] == "MemoryError"
+    assert_finished(match)
+
+
+# ---------------------------------------------------------------------------- 10-11. time
+
+
+def test_cpu_spin_times_out_and_forfeits(sandbox_ready: None) -> None:
+    bot = hostile(
+        """
+        class Spin(Quiet):
+            def choose(self, obs):
+                while True:
+                    pass
+
+
+        run(Spin())
+        """
+    )
+    match = play(bot)
+    attacker = match.seats[0]
+    assert attacker.timeouts == 3 and attacker.strikes == 3
+    assert [k for k in fault_kinds(attacker) if k != "restless"] == ["timeout"] * 3 + ["forfeit"]
+    assert attacker.forfeit_reason.startswith("3 strikes (last: timeout")
+    assert attacker.max_think_ms < FAST.decision_ms + FAST.bank_ms + 500
+    assert_finished(match, attacker_forfeits=True)
+    assert match.duration_s < 10
+
+
+def strike_defaults_are_played(match: MatchResult, seat: int) -> None:
+    """Each strike's `played` action is the seat's next action in the log."""
+    pending: str | None = None
+    for event in match.events:
+        if event["e"] == "note" and event["seat"] == seat and "played" in event:
+            pending = event["played"]
+        elif event["e"] == "act" and event["seat"] == seat and not event.get("auto"):
+            if pending is not None:
+                assert event["action"] == pending
+                pending = None
+    assert pending is None
+
+
+def test_sleeping_past_the_deadline_strikes_then_forfeits(sandbox_ready: None) -> None:
+    bot = hostile(
+        """
+        class Sleepy(Quiet):
+            def choose(self, obs):
+                time.sleep(1.0)
+                return obs.legal[-1]
+
+
+        run(Sleepy())
+        """
+    )
+    match = play(bot, time_control=TimeControl(decision_ms=200, bank_ms=300))
+    attacker = match.seats[0]
+    assert fault_kinds(attacker) == ["timeout", "timeout", "timeout", "forfeit"]
+    assert [f.get("strike") for f in attacker.faults[:3]] == [1, 2, 3]
+    assert attacker.timeouts == 3 and attacker.decisions == 3
+    strike_defaults_are_played(match, 0)
+    assert_finished(match, attacker_forfeits=True)
+
+
+def test_a_late_reply_is_not_taken_as_the_next_answer(sandbox_ready: None) -> None:
+    # Request 1: the bot answers 300 ms after its deadline, with an action marked as late.
+    # The runner has meanwhile sent request 2; it must skip the late line and take the bot's
+    # real answer to request 2. The bot logs what it answered; the game log must agree.
+    bot = raw_bot(
+        """
+        import json, sys, time
+        sent = []
+
+        def send(message):
+            sys.stdout.write(json.dumps(message) + "\\n")
+            sys.stdout.flush()
+
+        for line in sys.stdin:
+            message = json.loads(line)
+            if message["type"] == "hello":
+                send({"type": "ready", "protocol": 1, "name": "late"})
+            elif message["type"] == "act":
+                legal = message["observation"]["legal"]
+                if message["id"] == 1:
+                    time.sleep(0.9)
+                    send({"type": "action", "id": 1, "action": "LATE-ANSWER-1"})
+                    continue
+                action = legal[-1]
+                send({"type": "action", "id": message["id"], "action": action})
+                if len(sent) < 12:
+                    sent.append(action)
+                    sys.stderr.write("HOSTILE " + json.dumps({"answers": sent}) + "\\n")
+                    sys.stderr.flush()
+            elif message["type"] == "game_end":
+                break
+        """
+    )
+    match = play(bot, time_control=TimeControl(decision_ms=600, bank_ms=0))
+    attacker = match.seats[0]
+    found = findings(attacker)
+    assert fault_kinds(attacker) == ["timeout"]
+    played = [
+        e["action"]
+        for e in match.events
+        if e["e"] == "act" and e["seat"] == 0 and not e.get("auto")
+    ]
+    answers = found["answers"]
+    assert played[0] == attacker.faults[0]["played"]
+    assert played[1 : 1 + len(answers)] == answers
+    assert "LATE-ANSWER" not in match.log_text()
+    assert_finished(match, attacker_forfeits=False)
+
+
+# ---------------------------------------------------------------------------- 12-13. streams
+
+
+@pytest.mark.parametrize(
+    ("stream", "unit"),
+    [
+        pytest.param(1, b"x" * (1 << 20), id="stdout-no-newline"),
+        pytest.param(1, (b"x" * 1023 + b"\n") * 1024, id="stdout-lines"),
+        pytest.param(2, (b"y" * 1023 + b"\n") * 1024, id="stderr-lines"),
+        pytest.param(2, b"y" * (1 << 20), id="stderr-no-newline"),
+    ],
+)
+def test_a_1gb_flood_is_capped(sandbox_ready: None, stream: int, unit: bytes) -> None:
+    bot = hostile(
+        """
+        UNIT = {{UNIT}}
+
+
+        class Flood(Quiet):
+            def choose(self, obs):
+                while True:  # 1 GiB and more, never a reply
+                    os.write({{STREAM}}, UNIT)
+
+
+        run(Flood())
+        """,
+        UNIT=unit,
+        STREAM=stream,
+    )
+    match = play(bot)
+    attacker = match.seats[0]
+    assert_finished(match, attacker_forfeits=True)
+    assert match.duration_s < 10
+    assert len(attacker.stderr) <= 4_000
+    assert all(len(f["detail"]) <= 2_000 for f in attacker.faults)
+    kinds = [k for k in fault_kinds(attacker) if k != "restless"]
+    if stream == 1 and b"\n" not in unit:
+        assert kinds == ["protocol", "forfeit"]
+        assert "longer than" in attacker.forfeit_reason
+    elif stream == 1:
+        assert kinds == ["protocol"] * 3 + ["forfeit"]
+        assert "not JSON" in attacker.faults[0]["detail"]
+    else:
+        assert kinds == ["timeout"] * 3 + ["forfeit"]
+
+
+def test_closing_stdout_is_caught_by_the_deadline(sandbox_ready: None) -> None:
+    bot = hostile(
+        """
+        class Mute(Quiet):
+            def choose(self, obs):
+                os.close(1)
+                time.sleep(3600)
+
+
+        run(Mute())
+        """
+    )
+    match = play(bot)
+    attacker = match.seats[0]
+    assert fault_kinds(attacker) == ["timeout"] * 3 + ["forfeit"]
+    assert_finished(match, attacker_forfeits=True)
+    assert match.duration_s < 10
+
+
+# ---------------------------------------------------------------------------- 14. protocol
+
+
+PROTOCOL_ABUSER = """
+    import json, sys
+    REPLIES = {  # by request id; bytes are sent as they are
+        1: b"this is {not json",
+        2: {"type": "ready"},
+        3: {"type": "action", "action": "fly to the moon"},
+        4: {"type": "action", "id": 1000, "action": "end"},  # wrong id
+        5: {"type": "action", "action": 5},
+        6: [1, 2],
+        7: b"\\xff\\xfe{ not UTF-8",
+    }
+    LAST = {{LAST}}
+    out = sys.stdout.buffer
+    for line in sys.stdin:
+        message = json.loads(line)
+        if message["type"] == "hello":
+            reply = {"type": "ready", "protocol": 1, "name": "abuser"}
+        elif message["type"] == "act":
+            n = message["id"]
+            reply = REPLIES.get(n) if n <= LAST else None
+            if reply is None:
+                reply = {"type": "action", "action": message["observation"]["legal"][0]}
+            if isinstance(reply, dict) and "id" not in reply:
+                reply = dict(reply, id=n)
+        elif message["type"] == "game_end":
+            break
+        else:
+            continue  # hand_end: no reply
+        out.write(reply if isinstance(reply, bytes) else json.dumps(reply).encode())
+        out.write(b"\\n")
+        out.flush()
+"""
+
+
+def test_protocol_abuse_is_struck_with_the_right_kinds(sandbox_ready: None) -> None:
+    bot = raw_bot(PROTOCOL_ABUSER.replace("{{LAST}}", "7"))
+    tc = TimeControl(decision_ms=200, bank_ms=300, max_strikes=10)
+    match = play(bot, time_control=tc)
+    attacker = match.seats[0]
+    strikes = [f for f in attacker.faults if "strike" in f]
+    assert [f["kind"] for f in strikes] == [
+        "protocol",  # not JSON
+        "protocol",  # wrong message type
+        "illegal",  # an action the game does not allow
+        "protocol",  # a reply naming a request that was never sent
+        "protocol",  # a non-string action
+        "protocol",  # not an object
+        "protocol",  # not UTF-8
+    ]
+    assert "not JSON" in strikes[0]["detail"]
+    assert "'ready'" in strikes[1]["detail"]
+    assert "fly to the moon" in strikes[2]["detail"]
+    assert attacker.strikes == 7 and attacker.timeouts == 0
+    assert "request 1000" in strikes[3]["detail"]
+    strike_defaults_are_played(match, 0)
+    assert_finished(match, attacker_forfeits=False)
+    assert attacker.decisions > 7
+
+
+def test_three_protocol_strikes_forfeit(sandbox_ready: None) -> None:
+    bot = raw_bot(PROTOCOL_ABUSER.replace("{{LAST}}", "3"))
+    match = play(bot)
+    attacker = match.seats[0]
+    assert fault_kinds(attacker) == ["protocol", "protocol", "illegal", "forfeit"]
+    assert attacker.forfeit_reason.startswith("3 strikes (last: illegal")
+    assert attacker.decisions == 3
+    assert_finished(match, attacker_forfeits=True)
+
+
+# ---------------------------------------------------------------------------- 15. signals
+
+
+def test_signals_and_ptrace_are_denied_or_harmless(sandbox_ready: None) -> None:
+    bot = hostile(
+        """
+        import ctypes, signal
+        PTRACE_TRACEME, PTRACE_ATTACH, PTRACE_SEIZE = 0, 16, 0x4206
+        HOST_PIDS = {{HOST_PIDS}}
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+
+
+        def ptrace(request, pid):
+            result = libc.ptrace(request, pid, None, None)
+            return result, ctypes.get_errno()
+
+
+        found = {
+            "ppid": os.getppid(),
+            "ptrace_attach_1": ptrace(PTRACE_ATTACH, 1),
+            "ptrace_seize_1": ptrace(PTRACE_SEIZE, 1),
+            "ptrace_attach_parent": ptrace(PTRACE_ATTACH, os.getppid()),
+            "ptrace_traceme": ptrace(PTRACE_TRACEME, 0),
+            "host": {p: attempt(os.kill, p, 0) for p in HOST_PIDS},
+            "kill_parent": attempt(os.kill, os.getppid(), signal.SIGKILL),
+        }
+        for name in ("SIGTERM", "SIGINT", "SIGHUP", "SIGSTOP", "SIGKILL"):
+            found["kill_1_" + name] = attempt(os.kill, 1, getattr(signal, name))
+        found["kill_all"] = attempt(os.kill, -1, signal.SIGKILL)
+        found["killpg_0"] = attempt(os.killpg, 0, signal.SIGCONT)
+        report(**found)
+
+
+        class Killer(Quiet):
+            def choose(self, obs):
+                for target in (-1, 1, os.getppid()):
+                    try:
+                        os.kill(target, signal.SIGKILL)
+                    except OSError:
+                        pass
+                return obs.legal[0]
+
+
+        run(Killer())
+        """,
+        HOST_PIDS=[os.getpid(), os.getppid()],
+    )
+    match = play(bot)
+    found = findings(match.seats[0])
+    eperm = [-1, 1]
+    for attack in ("ptrace_attach_1", "ptrace_seize_1", "ptrace_attach_parent", "ptrace_traceme"):
+        assert found[attack] == eperm, (attack, found[attack])  # the seccomp filter
+    for pid in (os.getpid(), os.getppid()):
+        assert found["host"][str(pid)]["err"] == "ProcessLookupError"
+    assert found["kill_all"]["err"] == "ProcessLookupError"  # nothing else to kill in the box
+    # Signals to the box's init (bwrap) are accepted but ignored, as for any PID-namespace init:
+    # the bot keeps playing, nothing happened outside, and this process is alive.
+    assert_finished(match, attacker_forfeits=False)
+    assert match.seats[0].decisions > 0
+
+
+# ---------------------------------------------------------------------------- 16. leftovers
+
+
+def test_no_grandchild_survives_the_match(sandbox_ready: None) -> None:
+    marker = f"grass-hostile-sleeper-{uuid.uuid4().hex}"
+    bot = hostile(
+        """
+        MARKER = {{MARKER}}
+        child = os.fork()
+        if child == 0:
+            os.setsid()
+            if os.fork() == 0:
+                os.execv("/usr/bin/python3",
+                         ["python3", "-c", "import time; time.sleep(3600)", MARKER])
+            os._exit(0)
+        os.waitpid(child, 0)
+        time.sleep(0.2)
+        report(sleepers=[p for p in proc_pids() if MARKER.encode() in proc_read(p, "cmdline")])
+        run(Quiet())
+        """,
+        MARKER=marker,
+    )
+    match = play(bot)
+    found = findings(match.seats[0])
+    assert len(found["sleepers"]) == 1  # the grandchild did run, detached, in the box
+    assert host_processes_with(marker) == []
+    assert_finished(match, attacker_forfeits=False)
+
+
+# ---------------------------------------------------------------------------- start-up
+
+
+@pytest.mark.parametrize(
+    ("source", "expected_reason", "expected_stderr"),
+    [
+        pytest.param(
+            "def broken(:\n    pass\n", "exited with status 1", "SyntaxError", id="syntax"
+        ),
+        pytest.param(
+            "raise RuntimeError('boom at import')\n",
+            "exited with status 1",
+            "RuntimeError: boom at import",
+            id="raises",
+        ),
+        pytest.param("import sys\nsys.exit(3)\n", "exited with status 3", "", id="exits"),
+    ],
+)
+def test_a_bot_that_cannot_start_forfeits_with_its_traceback(
+    sandbox_ready: None, source: str, expected_reason: str, expected_stderr: str
+) -> None:
+    match = play(raw_bot(source, name="broken"))
+    attacker = match.seats[0]
+    assert attacker.forfeit_reason == f"did not start: {expected_reason}"
+    assert fault_kinds(attacker) == ["forfeit"]
+    assert attacker.decisions == 0
+    assert expected_stderr in attacker.stderr
+    if expected_stderr:
+        assert "Traceback" in attacker.stderr or "SyntaxError" in attacker.stderr
+    assert_finished(match, attacker_forfeits=True)
+
+
+# ---------------------------------------------------------------------------- idle CPU
+
+SLOW_OPPONENT = """
+    import time
+    from bots.sdk import Bot, run
+
+
+    class Slow(Bot):
+        name = "slow"
+        turns = 0
+
+        def choose(self, obs):
+            if obs.phase == "turn":
+                self.turns += 1
+                if self.turns <= 5:
+                    time.sleep(0.15)  # long turns, without using CPU
+            return obs.legal[0]
+
+
+    run(Slow())
+"""
+
+SPINNER = """
+    import mmap
+    shared = mmap.mmap(-1, 8)  # the spinner's iteration count, shared with the bot
+
+
+    def spin():
+        n = 0
+        while True:
+            n += 1
+            if not n & 1023:
+                shared[:8] = n.to_bytes(8, "little")
+
+
+    def spun():
+        return int.from_bytes(shared[:8], "little")
+
+
+    class Restless(Quiet):
+        last = None
+        gaps = []
+
+        def on_game_start(self, hello):
+            if os.fork() == 0:
+                spin()
+
+        def choose(self, obs):
+            now = time.monotonic()
+            if self.last is not None:
+                wall, count = now - self.last[0], spun() - self.last[1]
+                if wall > 0.1:  # one of the opponent's long turns
+                    self.gaps.append([round(wall, 3), count])
+                    report(gaps=self.gaps)
+            result = obs.legal[0]
+            self.last = (time.monotonic(), spun())
+            return result
+
+
+    run(Restless())
+"""
+
+
+def test_a_bot_busy_between_turns_is_frozen(sandbox_ready: None) -> None:
+    opponent = raw_bot(SLOW_OPPONENT, name="slow")
+    match = play(hostile(SPINNER), opponent)
+    attacker = match.seats[0]
+    assert attacker.frozen_between_turns
+    assert fault_kinds(attacker) == ["restless"]
+    assert "while not on turn" in attacker.faults[0]["detail"]
+    # The spinner ran through the opponent's first long turn, and hardly at all in the later
+    # ones: the box was frozen while the opponent thought.
+    gaps = findings(attacker)["gaps"]
+    assert len(gaps) >= 2, gaps
+    first_rate = gaps[0][1] / gaps[0][0]
+    assert first_rate > 0
+    assert all(count / wall < 0.25 * first_rate for wall, count in gaps[1:]), gaps
+    assert_finished(match, attacker_forfeits=False)
+
+
+THINKER = """
+    import time
+    from bots.sdk import Bot, run
+
+
+    class Thinker(Bot):
+        name = "thinker"
+        decisions = 0
+
+        def choose(self, obs):
+            self.decisions += 1
+            if self.decisions <= 40:
+                end = time.process_time() + 0.02  # 20 ms of real CPU work
+                while time.process_time() < end:
+                    pass
+            return obs.legal[0]
+
+
+    run(Thinker())
+"""
+
+BURSTS = """
+    import struct
+    BURST_S = 0.012  # per spinner and per gap: 3 x 12 ms stays under the 50 ms rule
+
+
+    def spinner(fd):
+        until = 0.0
+        while True:
+            if time.monotonic() >= until:
+                os.set_blocking(fd, True)
+                data = os.read(fd, 4096)
+            else:
+                os.set_blocking(fd, False)
+                try:
+                    data = os.read(fd, 4096)
+                except BlockingIOError:
+                    data = b""
+            if len(data) >= 8:
+                until = struct.unpack("d", data[len(data) // 8 * 8 - 8 : len(data) // 8 * 8])[0]
+                until += BURST_S
+
+
+    class Bursts(Quiet):
+        pipes = []
+
+        def on_game_start(self, hello):
+            for _ in range(3):
+                r, w = os.pipe()
+                if os.fork() == 0:
+                    spinner(r)
+                self.pipes.append(w)
+
+        def choose(self, obs):
+            stamp = struct.pack("d", time.monotonic())  # spin from now: through the gap
+            for w in self.pipes:
+                os.write(w, stamp)
+            return obs.legal[0]
+
+
+    run(Bursts())
+"""
+
+
+def test_a_bot_busy_in_short_bursts_between_turns_is_frozen(sandbox_ready: None) -> None:
+    opponent = raw_bot(THINKER, name="thinker")
+    match = play(hostile(BURSTS), opponent)
+    assert_finished(match, attacker_forfeits=False)
+    assert match.seats[0].frozen_between_turns
+
+
+def test_cpu_used_on_turn_before_a_bad_reply_is_not_restless(sandbox_ready: None) -> None:
+    bot = raw_bot(
+        """
+        import json, sys, time
+        for line in sys.stdin:
+            message = json.loads(line)
+            if message["type"] == "hello":
+                reply = {"type": "ready", "protocol": 1, "name": "busy"}
+            elif message["type"] == "act":
+                if message["id"] == 1:
+                    end = time.process_time() + 0.15  # think hard, on turn, then blunder
+                    while time.process_time() < end:
+                        pass
+                    reply = {"type": "no-such-message"}
+                else:
+                    reply = {"type": "action", "id": message["id"],
+                             "action": message["observation"]["legal"][0]}
+            elif message["type"] == "game_end":
+                break
+            else:
+                continue
+            sys.stdout.write(json.dumps(reply) + "\\n")
+            sys.stdout.flush()
+        """
+    )
+    match = play(bot, time_control=TimeControl(decision_ms=1_000, bank_ms=0))
+    attacker = match.seats[0]
+    assert_finished(match, attacker_forfeits=False)
+    assert fault_kinds(attacker) == ["protocol"]
+    assert not attacker.frozen_between_turns
