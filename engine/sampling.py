@@ -73,12 +73,16 @@ def sample_game(view: dict[str, Any], rng: random.Random) -> Game:
             if card in pool:
                 pool.remove(card)
                 known.setdefault(int(note[2]), []).append(card)
+    for index, given in known.items():
+        # The most recent gifts are the likeliest to be still there; older ones go back.
+        count = view["seats"][index]["cards"]
+        keep = given[-count:] if count else []
+        pool.extend(given[: len(given) - len(keep)])
+        known[index] = keep
     for index, public in enumerate(view["seats"]):
         if index == me:
             continue
-        given = known.pop(index, [])
-        hand = given[: public["cards"]]
-        pool.extend(given[public["cards"] :])
+        hand = known.pop(index, [])
         while len(hand) < public["cards"]:
             hand.append(pool.pop())
         game.seats[index].hand = hand

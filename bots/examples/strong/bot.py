@@ -26,7 +26,7 @@ BUDGET_MS = 60
 """Thinking time per planned decision; well inside the ladder's 1 s per decision."""
 HORIZON_TURNS = 4
 """How many turn changes each simulation plays on after the candidate move."""
-MAX_SAMPLES = 300
+MAX_SAMPLES = 200
 
 
 class EngineView:
@@ -60,6 +60,27 @@ def evaluate(game: Game, seat: int, hand: int) -> float:
     return standing[seat] - max(v for s, v in enumerate(standing) if s != seat)
 
 
+def shortlist(obs: Observation, candidates: list[str], baseline: str) -> list[str]:
+    """The moves worth simulating: every kind of play once or twice, not every target."""
+    me = obs.me
+    by_kind: dict[str, list[str]] = {}
+    for action in candidates:
+        by_kind.setdefault(" ".join(action.split()[:2]), []).append(action)
+    keep = {baseline}
+    discards = sorted(
+        (a for a in candidates if a.startswith("discard ")),
+        key=lambda a: keep_value(a.split()[1], me.market_open, bool(me.heat)),
+    )
+    keep.update(discards[:2])
+    for kind, actions in by_kind.items():
+        if kind.startswith("discard "):
+            continue
+        # Targets and covers: the first two (heat and paranoia list targets clockwise; the
+        # greedy baseline already holds its preferred one).
+        keep.update(actions[:2])
+    return sorted(keep, key=candidates.index)
+
+
 class StrongBot(Bot):
     name = "strong"
 
@@ -81,27 +102,36 @@ class StrongBot(Bot):
         return greedy.answer(obs, obs.deal)
 
     def plan(self, obs: Observation, candidates: list[str]) -> str:
-        # Of the discards, only the two least valuable are worth simulating.
-        me = obs.me
-        discards = sorted(
-            (a for a in candidates if a.startswith("discard ")),
-            key=lambda a: keep_value(a.split()[1], me.market_open, bool(me.heat)),
-        )[:2]
-        candidates = [a for a in candidates if a.startswith("play ")] + discards
-        totals = dict.fromkeys(candidates, 0.0)
+        """Greedy's move, unless another candidate beats it clearly on the same samples."""
+        baseline = greedy.choose(obs)
+        candidates = shortlist(obs, candidates, baseline)
+        if len(candidates) == 1:
+            return baseline
+        gains: dict[str, list[float]] = {a: [] for a in candidates if a != baseline}
         budget = min(self.budget_ms, max(5, obs.bank_ms // 50)) / 1000
         deadline = time.perf_counter() + budget
         samples = 0
-        while samples < MAX_SAMPLES and (samples < 2 or time.perf_counter() < deadline):
+        while samples < MAX_SAMPLES and (samples < 3 or time.perf_counter() < deadline):
             base = sample_game(obs.raw, self.rng)
             hand = base.hand_no
+            values = {}
             for action in candidates:
                 game = base.clone()
                 game.apply(action)
                 self.simulate(game, hand)
-                totals[action] += evaluate(game, obs.seat, hand)
+                values[action] = evaluate(game, obs.seat, hand)
+            for action, gain in gains.items():
+                gain.append(values[action] - values[baseline])
             samples += 1
-        return max(candidates, key=lambda a: totals[a])
+        best, best_score = baseline, 0.0
+        for action, gain in gains.items():
+            mean = sum(gain) / len(gain)
+            spread = (sum((g - mean) ** 2 for g in gain) / max(1, len(gain) - 1)) ** 0.5
+            # Paired samples: switch only when the gain clears two standard errors.
+            score = mean - 2 * spread / len(gain) ** 0.5
+            if score > best_score:
+                best, best_score = action, score
+        return best
 
     def simulate(self, game: Game, hand: int) -> None:
         turns = 0
