@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import statistics
 import time
 from typing import Any
 
@@ -42,4 +43,156 @@ def engine_throughput(ruleset: str, players: int, seconds: float, seed: int = 0)
         "hands_per_s": round(hands / elapsed, 2),
         "decisions_per_s": round(decisions / elapsed),
         "us_per_decision": round(1e6 * elapsed / decisions, 2),
+    }
+
+
+# ---------------------------------------------------------------------- sandbox figures
+
+ECHO_BOT = b"""import json, sys
+out = sys.stdout
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["type"] == "hello":
+        out.write('{"type":"ready","protocol":1}\\n')
+    elif m["type"] == "act":
+        out.write(json.dumps({"type": "action", "id": m["id"],
+                              "action": m["observation"]["legal"][0]}) + "\\n")
+    elif m["type"] == "game_end":
+        break
+    out.flush()
+"""
+"""The smallest protocol bot: no SDK, answers the first legal action."""
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def _startup_ms(sandboxed: bool) -> float:
+    """Process start to the first reply (`ready`) of the echo bot."""
+    from bots import protocol
+    from bots.runner.botfiles import BotSource
+    from bots.runner.match import start_bot
+
+    proc, box, folder = start_bot(BotSource("echo", {"bot.py": ECHO_BOT}), sandboxed)
+    try:
+        deadline = time.perf_counter() + 10
+        proc.send(protocol.encode({"type": "hello", "protocol": 1}), deadline)
+        proc.readline(deadline)
+        return (time.perf_counter() - proc.started) * 1000
+    finally:
+        proc.close()
+        if box is not None:
+            box.destroy()
+        if folder is not None:
+            import shutil
+
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _bare_python_ms() -> float:
+    import subprocess
+
+    from bots.runner.sandbox import PYTHON
+
+    start = time.perf_counter()
+    subprocess.run([PYTHON, "-I", "-S", "-c", "pass"], check=True)
+    return (time.perf_counter() - start) * 1000
+
+
+def _round_trips(sandboxed: bool, rounds: int) -> list[float]:
+    """Milliseconds per request/reply with a real mid-game observation (4 players)."""
+    from bots import protocol
+    from bots.runner.botfiles import BotSource
+    from bots.runner.match import start_bot
+    from engine import observe
+
+    game = new_game("modern", 4, 3)
+    rng = random.Random(3)
+    for _ in range(300):
+        game.apply(rng.choice(game.legal_actions()))
+    view = observe(game, game.to_act)
+    proc, box, folder = start_bot(BotSource("echo", {"bot.py": ECHO_BOT}), sandboxed)
+    times = []
+    try:
+        deadline = time.perf_counter() + 10
+        proc.send(protocol.encode({"type": "hello", "protocol": 1}), deadline)
+        proc.readline(deadline)
+        for request in range(1, rounds + 1):
+            start = time.perf_counter()
+            message = protocol.encode(protocol.act(request, view, 30_000))
+            proc.send(message, start + 5)
+            protocol.parse_reply(proc.readline(start + 5), "action", request)
+            times.append((time.perf_counter() - start) * 1000)
+    finally:
+        proc.close()
+        if box is not None:
+            box.destroy()
+        if folder is not None:
+            import shutil
+
+            shutil.rmtree(folder, ignore_errors=True)
+    return times
+
+
+def _match_figures(sandboxed: bool, games: int, players: int, bot: str) -> dict[str, float]:
+    from bots.runner.botfiles import load_bot
+    from bots.runner.match import play_match
+
+    source = load_bot(bot)
+    decisions = 0
+    setup: list[float] = []
+    start = time.perf_counter()
+    for seed in range(games):
+        match = play_match([source] * players, seed=seed, sandboxed=sandboxed,
+                           limits={"max_hands": 2})  # fmt: skip
+        decisions += sum(s.decisions for s in match.seats)
+        setup.append(max(s.startup_ms for s in match.seats))
+    elapsed = time.perf_counter() - start
+    return {
+        "decisions_per_s": round(decisions / elapsed),
+        "match_setup_ms_median": round(statistics.median(setup), 1),
+    }
+
+
+def sandbox_figures(rounds: int = 2000, games: int = 3) -> dict[str, Any]:
+    """Sandboxed against plain-subprocess bots, measured in the same run."""
+    starts = {
+        "bare_python_I_S_ms": statistics.median(_bare_python_ms() for _ in range(15)),
+        "plain_bot_ms": statistics.median(_startup_ms(False) for _ in range(15)),
+        "sandboxed_bot_ms": statistics.median(_startup_ms(True) for _ in range(15)),
+    }
+    trips = {mode: _round_trips(mode == "sandboxed", rounds) for mode in ("plain", "sandboxed")}
+    round_trip = {
+        mode: {
+            "median_ms": round(statistics.median(t), 3),
+            "p99_ms": round(_percentile(t, 0.99), 3),
+        }
+        for mode, t in trips.items()
+    }
+    games_figures = {
+        mode: _match_figures(mode == "sandboxed", games, 4, "random")
+        for mode in ("plain", "sandboxed")
+    }
+    six = {
+        mode: _match_figures(mode == "sandboxed", 1, 6, "random")["match_setup_ms_median"]
+        for mode in ("plain", "sandboxed")
+    }
+    return {
+        "startup_median_ms": {k: round(v, 1) for k, v in starts.items()},
+        "startup_sandboxed_vs_bare_python": round(
+            starts["sandboxed_bot_ms"] / starts["bare_python_I_S_ms"], 2
+        ),
+        "round_trip": round_trip,
+        "round_trip_sandboxed_vs_plain_median": round(
+            round_trip["sandboxed"]["median_ms"] / round_trip["plain"]["median_ms"], 2
+        ),
+        "four_player_random_game": games_figures,
+        "sandboxed_vs_plain_decisions_per_s": round(
+            games_figures["sandboxed"]["decisions_per_s"]
+            / games_figures["plain"]["decisions_per_s"],
+            2,
+        ),
+        "six_bot_match_setup_ms": six,
     }

@@ -100,6 +100,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from bots.bench import engine_throughput
 
+    if args.sandbox:
+        from bots.bench import sandbox_figures
+
+        print(json.dumps(sandbox_figures(rounds=args.rounds, games=args.games), indent=2))
+        return 0
     results = [engine_throughput(args.ruleset, players, args.seconds) for players in args.players]
     per = {r["players"]: r["us_per_decision"] for r in results}
     report = {
@@ -246,6 +251,13 @@ def parser() -> argparse.ArgumentParser:
     bench.add_argument("--seconds", type=float, default=5.0, help="per player count")
     bench.add_argument("--ruleset", choices=sorted(RULESETS), default="modern")
     bench.add_argument("--players", type=int, nargs="+", default=[2, 4, 6])
+    bench.add_argument(
+        "--sandbox",
+        action="store_true",
+        help="measure bot start-up, round trips and games, sandboxed vs plain subprocesses",
+    )
+    bench.add_argument("--rounds", type=int, default=2000, help="round trips (with --sandbox)")
+    bench.add_argument("--games", type=int, default=3, help="games per mode (with --sandbox)")
     bench.set_defaults(run=cmd_bench)
     return top
 

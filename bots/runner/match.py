@@ -240,6 +240,32 @@ def _merge(events: list[Event], notes: list[tuple[int, Event]]) -> list[Event]:
     return merged
 
 
+def start_bot(
+    source: BotSource, sandboxed: bool, resources: Limits | None = None
+) -> tuple[BotProcess, Box | None, Path | None]:
+    """Start one bot: in its own sandbox box, or (sandboxed=False) as a plain subprocess of
+    the same interpreter and launcher. Returns the process, the box, and the plain folder to
+    remove afterwards."""
+    if sandboxed:
+        box = None
+        try:
+            box = Box.open(resources or Limits())
+            box.stage(source.files)
+            return box.start(), box, None
+        except SandboxUnavailable as exc:
+            if box is not None:
+                box.destroy()
+            raise InfrastructureFault(f"sandbox unavailable: {exc}") from None
+    folder = Path(tempfile.mkdtemp(prefix="grass-plain-"))
+    for rel, data in source.files.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_bytes(data)
+    runtime = sandbox.runtime_dir()
+    python = sandbox.PYTHON if Path(sandbox.PYTHON).exists() else sys.executable
+    argv = [python, "-I", "-S", "-B", str(runtime / "launch.py"), str(folder), str(runtime / "lib")]
+    return BotProcess(argv, env={"PATH": "/usr/bin:/bin"}), None, folder
+
+
 def _start_all(
     seats: list[_Seat],
     tc: TimeControl,
@@ -252,25 +278,7 @@ def _start_all(
 ) -> None:
     """Start every bot at once, then wait for each `ready`: start-ups overlap."""
     for seat in seats:
-        if sandboxed:
-            try:
-                seat.box = Box.open(resources)
-                seat.box.stage(seat.source.files)
-                seat.proc = seat.box.start()
-            except SandboxUnavailable as exc:
-                raise InfrastructureFault(f"sandbox unavailable: {exc}") from None
-        else:
-            seat.plain_dir = Path(tempfile.mkdtemp(prefix="grass-plain-"))
-            for rel, data in seat.source.files.items():
-                (seat.plain_dir / rel).parent.mkdir(parents=True, exist_ok=True)
-                (seat.plain_dir / rel).write_bytes(data)
-            runtime = sandbox.runtime_dir()
-            python = sandbox.PYTHON if Path(sandbox.PYTHON).exists() else sys.executable
-            seat.proc = BotProcess(
-                [python, "-I", "-S", "-B", str(runtime / "launch.py"), str(seat.plain_dir),
-                 str(runtime / "lib")],
-                env={"PATH": "/usr/bin:/bin"},
-            )  # fmt: skip
+        seat.proc, seat.box, seat.plain_dir = start_bot(seat.source, sandboxed, resources)
     for seat in seats:
         assert seat.proc is not None
         hello = protocol.hello(
@@ -347,9 +355,10 @@ def _decide(game: Game, seat: _Seat, tc: TimeControl, note: Any, forfeit: Any) -
             except ProtocolError as exc:
                 raise _Strike("protocol", str(exc)) from None
             reply_id = parsed.get("id")
-            if isinstance(reply_id, int) and 0 < reply_id < seat.request:
+            exact = type(reply_id) is int  # not True, not 17.0
+            if exact and 0 < int(reply_id) < seat.request:
                 continue  # a late answer to an earlier request: ignore it
-            if reply_id != seat.request:
+            if not exact or reply_id != seat.request:
                 raise _Strike(
                     "protocol", f"reply for request {reply_id!r}, expected {seat.request}"
                 )

@@ -47,7 +47,8 @@ class Limits:
     address_space_mb: int = 1024
     """RLIMIT_AS: a runaway allocation fails with MemoryError before the OOM killer."""
     pids: int = 16
-    """Processes and threads in the box (pids cgroup and RLIMIT_NPROC)."""
+    """Processes and threads in the box (the pids cgroup; RLIMIT_NPROC is not used: on these
+    kernels its per-uid count leaked across quickly reused sandbox uids)."""
     cpu_seconds: int = 600
     """RLIMIT_CPU for the whole match: the kernel kills a bot past this."""
     file_size_mb: int = 8
@@ -210,7 +211,6 @@ class Box:
         resource.setrlimit(resource.RLIMIT_AS, (limits.address_space_mb * mib,) * 2)
         resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_size_mb * mib,) * 2)
         resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files,) * 2)
-        resource.setrlimit(resource.RLIMIT_NPROC, (limits.pids,) * 2)
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
     def start(self) -> BotProcess:
@@ -242,8 +242,11 @@ class Box:
 
     def memory_exceeded(self) -> bool:
         """Whether the box ever hit its memory limit (to explain an OOM kill)."""
+        memory = self.cgroups["memory"]
         try:
-            return int((self.cgroups["memory"] / "memory.failcnt").read_text()) > 0
+            control = (memory / "memory.oom_control").read_text().split()
+            kills = dict(zip(control[::2], control[1::2], strict=False)).get("oom_kill", "0")
+            return int(kills) > 0 or int((memory / "memory.failcnt").read_text()) > 0
         except (OSError, ValueError):
             return False
 
@@ -313,11 +316,16 @@ def _write(path: Path, value: object) -> None:
         os.close(fd)
 
 
+_next_uid = 0
+
+
 def _claim_uid() -> tuple[int, int]:
     """A uid no other live box on this machine uses, held by an flock until released."""
     locks = Path(tempfile.gettempdir()) / "grass-uids"
     locks.mkdir(mode=0o700, exist_ok=True)
-    start = (os.getpid() * 7) % len(UID_RANGE)
+    global _next_uid
+    start = (os.getpid() * 7 + _next_uid) % len(UID_RANGE)
+    _next_uid += 1  # walk the range: a uid is not reused the moment its box is gone
     for offset in range(len(UID_RANGE)):
         uid = UID_RANGE[(start + offset) % len(UID_RANGE)]
         fd = os.open(locks / str(uid), os.O_CREAT | os.O_RDWR, 0o600)

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     from bots.protocol import Message
 
-__all__ = ["Bot", "Deal", "Observation", "SeatView", "run", "serve"]
+__all__ = ["Bot", "Deal", "Observation", "SeatView", "cards", "greedy", "run", "serve"]
 
 
 class SeatView:

@@ -694,6 +694,7 @@ def test_memory_bomb_fails_or_is_killed(sandbox_ready: None) -> None:
     if attacker.forfeited:  # killed by the memory cgroup's OOM killer
         assert fault_kinds(attacker) == ["crashed", "forfeit"]
         assert "137" in attacker.forfeit_reason or "SIGKILL" in attacker.forfeit_reason
+        assert "memory limit (256 MiB)" in attacker.forfeit_reason
     else:
         assert found["stopped"] == "MemoryError"
     assert_finished(match)

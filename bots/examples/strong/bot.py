@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Sequence
 
 from bots.protocol import Message
 from bots.sdk import Bot, Observation, greedy, run
-from bots.sdk.cards import keep_value
+from bots.sdk.cards import PEDDLE, keep_value
 from engine import Game
 from engine.cards import FAMILY, VALUE, Family
 from engine.sampling import sample_game
@@ -27,6 +28,10 @@ BUDGET_MS = 60
 HORIZON_TURNS = 4
 """How many turn changes each simulation plays on after the candidate move."""
 MAX_SAMPLES = 200
+MIN_SAMPLES = 6
+MARGIN_SE = 2.5
+"""A move replaces greedy's only when its mean gain exceeds this many standard errors."""
+USE_MC = True
 
 
 class EngineView:
@@ -58,6 +63,15 @@ def evaluate(game: Game, seat: int, hand: int) -> float:
     else:
         standing = [game.totals[s] + projected(game, s) for s in range(game.n)]
     return standing[seat] - max(v for s, v in enumerate(standing) if s != seat)
+
+
+def best_swap(legal: Sequence[str]) -> str | None:
+    """The forced swap that gains the most peddle value, if any gains."""
+    swaps = [a for a in legal if a.startswith("swap ")]
+    best = max(swaps, key=lambda a: PEDDLE[a.split()[3]] - PEDDLE[a.split()[1]], default=None)
+    if best is not None and PEDDLE[best.split()[3]] > PEDDLE[best.split()[1]]:
+        return best
+    return None
 
 
 def shortlist(obs: Observation, candidates: list[str], baseline: str) -> list[str]:
@@ -92,7 +106,13 @@ class StrongBot(Bot):
         self.rng = random.Random(hello.get("rng_seed"))
 
     def choose(self, obs: Observation) -> str:
-        if obs.phase == "turn" and not obs.raw["turn"]["played"]:
+        if obs.phase == "turn":
+            # Swap first, then choose the card: a Market Close played after grabbing the
+            # table's best peddle is worth more than one played before (greedy swaps last).
+            swap = best_swap(obs.legal)
+            if swap is not None:
+                return swap
+        if USE_MC and obs.phase == "turn" and not obs.raw["turn"]["played"]:
             candidates = [a for a in obs.legal if a.startswith(("play ", "discard "))]
             if len(candidates) > 1:
                 return self.plan(obs, candidates)
@@ -111,14 +131,14 @@ class StrongBot(Bot):
         budget = min(self.budget_ms, max(5, obs.bank_ms // 50)) / 1000
         deadline = time.perf_counter() + budget
         samples = 0
-        while samples < MAX_SAMPLES and (samples < 3 or time.perf_counter() < deadline):
+        while samples < MAX_SAMPLES and (samples < MIN_SAMPLES or time.perf_counter() < deadline):
             base = sample_game(obs.raw, self.rng)
             hand = base.hand_no
             values = {}
             for action in candidates:
                 game = base.clone()
                 game.apply(action)
-                self.simulate(game, hand)
+                self.simulate(game, hand, obs.seat)
                 values[action] = evaluate(game, obs.seat, hand)
             for action, gain in gains.items():
                 gain.append(values[action] - values[baseline])
@@ -127,17 +147,20 @@ class StrongBot(Bot):
         for action, gain in gains.items():
             mean = sum(gain) / len(gain)
             spread = (sum((g - mean) ** 2 for g in gain) / max(1, len(gain) - 1)) ** 0.5
-            # Paired samples: switch only when the gain clears two standard errors.
-            score = mean - 2 * spread / len(gain) ** 0.5
+            # Paired samples: switch only when the gain clears MARGIN_SE standard errors.
+            score = mean - MARGIN_SE * spread / len(gain) ** 0.5
             if score > best_score:
                 best, best_score = action, score
         return best
 
-    def simulate(self, game: Game, hand: int) -> None:
+    def simulate(self, game: Game, hand: int, me: int) -> None:
+        """Play on: opponents as greedy, this bot as itself (swap first, then greedy)."""
         turns = 0
         active = game.active
         while not game.over and game.hand_no == hand and turns <= HORIZON_TURNS:
-            game.apply(greedy.choose(EngineView(game)))
+            view = EngineView(game)
+            move = best_swap(view.legal) if view.seat == me and view.phase == "turn" else None
+            game.apply(move or greedy.choose(view))
             if game.active != active:
                 active = game.active
                 turns += 1

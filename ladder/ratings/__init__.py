@@ -1,0 +1,42 @@
+"""Pure rating maths of the ladder: multiplayer Elo with an uncertainty band.
+
+No Django here: :mod:`ladder.ratings.elo` is plain functions over frozen dataclasses, and
+:mod:`ladder.ratings.simulate` (``python -m ladder.ratings.simulate``) measures how well they rank
+bots against OpenSkill and TrueSkill on simulated games.
+"""
+
+from ladder.ratings.elo import (
+    DEFAULT_PARAMS,
+    MAX_SEATS,
+    MIN_SEATS,
+    EloParams,
+    Rating,
+    RatingChange,
+    Recomputation,
+    band,
+    deviation,
+    expected_score,
+    k_factor,
+    pair_score,
+    rate_game,
+    recompute,
+    update,
+)
+
+__all__ = [
+    "DEFAULT_PARAMS",
+    "MAX_SEATS",
+    "MIN_SEATS",
+    "EloParams",
+    "Rating",
+    "RatingChange",
+    "Recomputation",
+    "band",
+    "deviation",
+    "expected_score",
+    "k_factor",
+    "pair_score",
+    "rate_game",
+    "recompute",
+    "update",
+]
