@@ -355,10 +355,11 @@ def _decide(game: Game, seat: _Seat, tc: TimeControl, note: Any, forfeit: Any) -
             except ProtocolError as exc:
                 raise _Strike("protocol", str(exc)) from None
             reply_id = parsed.get("id")
-            exact = type(reply_id) is int  # not True, not 17.0
-            if exact and 0 < int(reply_id) < seat.request:
+            if not isinstance(reply_id, int) or isinstance(reply_id, bool):
+                reply_id = None  # 17.0 and true are not request ids
+            if reply_id is not None and 0 < reply_id < seat.request:
                 continue  # a late answer to an earlier request: ignore it
-            if not exact or reply_id != seat.request:
+            if reply_id != seat.request:
                 raise _Strike(
                     "protocol", f"reply for request {reply_id!r}, expected {seat.request}"
                 )
