@@ -25,11 +25,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import random
 import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -105,7 +107,7 @@ class Scenario:
 
 
 def plackett_luce_places(rng: random.Random, skills: Sequence[float]) -> list[int]:
-    """Finishing places (1 = first) for players of log-strengths ``skills``, drawn from Plackett-Luce.
+    """Finishing places (1 = first) of players of log-strengths ``skills``, from Plackett-Luce.
 
     Sorting ``skill + Gumbel noise`` in descending order gives exactly the Plackett-Luce order:
     first place goes to player ``i`` with probability ``e**skill_i / sum(e**skill)``, and so on.
@@ -181,7 +183,7 @@ def rate_openskill(players: int, history: Sequence[Game]) -> list[float]:
 def rate_trueskill(players: int, history: Sequence[Game]) -> list[float]:
     """TrueSkill ``mu`` after ``history``, library defaults (pure-Python backend)."""
     try:
-        import trueskill
+        import trueskill  # type: ignore[import-untyped]  # the package ships no type hints
     except ImportError as error:  # pragma: no cover - depends on the environment
         raise SystemExit(_missing("trueskill")) from error
     env = trueskill.TrueSkill()
@@ -196,8 +198,7 @@ def rate_trueskill(players: int, history: Sequence[Game]) -> list[float]:
 
 def _missing(package: str) -> str:
     return (
-        f"the simulation needs the '{package}' package, a dev dependency: "
-        "pip install -e '.[dev]'"
+        f"the simulation needs the '{package}' package, a dev dependency: pip install -e '.[dev]'"
     )
 
 
@@ -234,7 +235,9 @@ def run_seed(scenario: Scenario, seed: int, params: EloParams = DEFAULT_PARAMS) 
     timed("openskill", lambda: rate_openskill(scenario.players, history))
     timed("trueskill", lambda: rate_trueskill(scenario.players, history))
     tau = {name: kendall_tau(estimates[name], skills) for name in SYSTEMS}
-    return SeedResult(seed, tau, _band_coverage(estimates["elo"], deviations, skills, params), seconds)
+    return SeedResult(
+        seed, tau, _band_coverage(estimates["elo"], deviations, skills, params), seconds
+    )
 
 
 def _band_coverage(
@@ -285,13 +288,28 @@ class ScenarioReport:
         return asdict(self)
 
 
-def run_scenario(scenario: Scenario, params: EloParams = DEFAULT_PARAMS) -> ScenarioReport:
-    """Run every seed of ``scenario`` and summarise."""
+def run_scenario(
+    scenario: Scenario, params: EloParams = DEFAULT_PARAMS, jobs: int = 1
+) -> ScenarioReport:
+    """Run every seed of ``scenario`` and summarise; ``jobs > 1`` runs seeds in processes.
+
+    Each seed has its own random generator, so the results do not depend on ``jobs``.
+    """
     start = time.perf_counter()
-    seeds = [
-        run_seed(scenario, seed, params)
-        for seed in range(scenario.first_seed, scenario.first_seed + scenario.seeds)
-    ]
+    seed_numbers = range(scenario.first_seed, scenario.first_seed + scenario.seeds)
+    jobs = max(1, min(jobs, scenario.seeds))
+    if jobs == 1:
+        seeds = [run_seed(scenario, seed, params) for seed in seed_numbers]
+    else:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            seeds = list(
+                pool.map(
+                    run_seed,
+                    [scenario] * len(seed_numbers),
+                    seed_numbers,
+                    [params] * len(seed_numbers),
+                )
+            )
     return ScenarioReport(
         scenario=scenario,
         params=params,
@@ -368,6 +386,12 @@ def _parser() -> argparse.ArgumentParser:
         default=defaults.skill_sd,
         help="spread of true skills, natural-log strength (1 = about 174 Elo points)",
     )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="seeds run in parallel processes (default: one per CPU); results do not change",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
     tuning = parser.add_argument_group("our Elo's constants (defaults: EloParams)")
     for name in ("k0", "k_min", "k_games", "sigma0"):
@@ -394,7 +418,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             first_seed=args.first_seed,
             skill_sd=args.skill_sd,
         )
-        reports.append(run_scenario(scenario, params))
+        reports.append(run_scenario(scenario, params, jobs=args.jobs))
     if args.json:
         print(json.dumps([r.to_json() for r in reports], indent=2))
     else:

@@ -42,3 +42,19 @@ def test_safe_default_prefers_harmless_moves() -> None:
 def test_forfeits_rank_below_everyone() -> None:
     assert forfeit_ranks([300_000, 10_000, 50_000], [True, False, False]) == [3, 2, 1]
     assert forfeit_ranks([5, 5, 1], [False, False, False]) == [1, 1, 3]
+
+
+def test_no_sandbox_means_no_match(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sandbox that cannot start is an infrastructure fault: no bot runs unsandboxed."""
+    from bots.runner import match as match_module
+    from bots.runner import sandbox
+
+    def broken() -> None:
+        raise sandbox.SandboxUnavailable("bwrap is not installed")
+
+    started: list[object] = []
+    monkeypatch.setattr(sandbox, "check", broken)
+    monkeypatch.setattr(match_module, "BotProcess", lambda *a, **k: started.append(a))
+    with pytest.raises(match_module.InfrastructureFault, match="bwrap is not installed"):
+        play_match([load_bot("random"), load_bot("random")], seed=1, sandboxed=True)
+    assert started == []
