@@ -16,11 +16,13 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any
 
 from engine.cards import FAMILY, INFO, ORDER, VALUE, Card, Family
 from engine.protection import protection_choices
 from engine.rules import (
+    LearningStage,
     Pick,
     Ruleset,
     Variants,
@@ -113,6 +115,16 @@ class DealDraft:
 
 
 Move = tuple[Callable[..., None], tuple[Any, ...]]
+
+_SECRET_PHASES = frozenset({Phase.DRAFT, Phase.PASS, Phase.DEAL_HAND_OVER})
+_WANT = {card: f"want {card}" for card in Card}
+"""Action texts built once: a deal's `want` step lists every kind in the deck."""
+
+
+@lru_cache(maxsize=64)
+def _deck_kinds(ruleset: Ruleset, stage: LearningStage | None) -> tuple[Card, ...]:
+    removed = stage.removed if stage else frozenset()
+    return tuple(card for card, _ in ruleset.deck if card not in removed)
 
 
 def _distinct(cards: Sequence[Card]) -> list[Card]:
@@ -278,9 +290,10 @@ class Game:
         fn(*args)
 
     def _secret_phase(self) -> bool:
-        if self.phase in (Phase.DRAFT, Phase.PASS, Phase.DEAL_HAND_OVER):
+        phase = self.phase
+        if phase in _SECRET_PHASES:
             return True
-        return self.phase is Phase.DEAL_ANSWER and self.variants.hidden_deals
+        return phase is Phase.DEAL_ANSWER and self.variants.hidden_deals
 
     def _settle(self) -> None:
         """Build the next decision; take it at once while only one action is legal."""
@@ -329,10 +342,9 @@ class Game:
                 deck.extend([card] * count)
         return deck
 
-    def _deck_kinds(self) -> list[Card]:
-        stage = learning_stage(self.variants, self.hand_no)
-        removed = stage.removed if stage else frozenset()
-        return [card for card, _ in self.ruleset.deck if card not in removed]
+    def _deck_kinds(self) -> tuple[Card, ...]:
+        """Kinds of card in this hand's deck (all of them but in learning hands 1-3)."""
+        return _deck_kinds(self.ruleset, learning_stage(self.variants, self.hand_no))
 
     # ------------------------------------------------------------------ hands and turns
 
@@ -819,8 +831,9 @@ class Game:
                 moves[f"{word} nothing"] = (self._deal_give, (None,))
             moves["withdraw"] = (self._deal_withdraw, ())
         elif phase is Phase.DEAL_WANT:
+            want = self._deal_want
             for card in self._deck_kinds():
-                moves[f"want {card}"] = (self._deal_want, (card,))
+                moves[_WANT[card]] = (want, (card,))
             moves["withdraw"] = (self._deal_withdraw, ())
         elif phase is Phase.DEAL_STASH:
             for card in _distinct(self._remaining(me.unprotected, deal.offer)):
