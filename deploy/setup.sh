@@ -12,10 +12,30 @@ need_apt=()
 command -v bwrap >/dev/null || need_apt+=(bubblewrap)
 command -v setpriv >/dev/null || need_apt+=(util-linux)
 /usr/bin/python3 -c "import seccomp" 2>/dev/null || need_apt+=(python3-seccomp)
+# The ladder site: PostgreSQL (its tests run on it) and Redis (Celery's broker).
+command -v pg_ctlcluster >/dev/null || need_apt+=(postgresql)
+command -v redis-server >/dev/null || need_apt+=(redis-server)
 if [ ${#need_apt[@]} -gt 0 ]; then
     if [ "$(id -u)" -ne 0 ]; then echo "setup: need root to install: ${need_apt[*]}" >&2; exit 1; fi
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
+fi
+
+# Start the services when they do not answer (containers have no systemd to do it). The tests
+# connect as user postgres over TCP without a password: trust auth for local connections.
+if ! pg_isready -q -h 127.0.0.1 -p 5432; then
+    pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | sort -V | tail -n 1)" main start
+    for _ in $(seq 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 1; done
+fi
+# A fresh Debian cluster asks for a password over TCP; on a development or CI machine the tests
+# connect as postgres from 127.0.0.1 without one.
+if ! psql -h 127.0.0.1 -U postgres -w -qtAc 'select 1' >/dev/null 2>&1; then
+    hba="$(ls -d /etc/postgresql/*/main | sort -V | tail -n 1)/pg_hba.conf"
+    sed -i '1i host all postgres 127.0.0.1/32 trust' "$hba"
+    pg_ctlcluster --skip-systemctl-redirect "$(basename "$(dirname "$(dirname "$hba")")")" main reload
+fi
+if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
+    redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no
 fi
 
 if [ ! -x .venv/bin/python ]; then

@@ -1,5 +1,7 @@
-"""The Grass bot ladder.
+"""The Grass bot ladder: a Django site (settings, urls, celery here; apps by domain below).
 
-Only the rating maths lives here so far (:mod:`ladder.ratings`); it is plain Python with no Django
-imports, so the future Django site can call it from views, tasks and management commands alike.
+Apps: :mod:`ladder.bots` (bots and uploaded versions), :mod:`ladder.matches` (matches, their
+seats, the Celery task that plays them), :mod:`ladder.ratings` (stored ratings and the
+leaderboard, beside the pure rating maths of :mod:`ladder.ratings.elo`, which imports no Django).
+Writes are in each app's ``services.py``, reads in ``selectors.py``.
 """

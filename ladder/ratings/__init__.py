@@ -1,8 +1,10 @@
-"""Pure rating maths of the ladder: multiplayer Elo with an uncertainty band.
+"""Ratings of the ladder: multiplayer Elo with an uncertainty band.
 
-No Django here: :mod:`ladder.ratings.elo` is plain functions over frozen dataclasses, and
-:mod:`ladder.ratings.simulate` (``python -m ladder.ratings.simulate``) measures how well they rank
-bots against OpenSkill and TrueSkill on simulated games.
+The maths imports no Django: :mod:`ladder.ratings.elo` is plain functions over frozen
+dataclasses, and :mod:`ladder.ratings.simulate` (``python -m ladder.ratings.simulate``) measures
+how well they rank bots against OpenSkill and TrueSkill on simulated games. Beside them, the
+Django app stores them (``models``, ``services.rating_apply``, ``selectors.leaderboard``); this
+``__init__`` imports only the maths, so it loads without Django.
 """
 
 from ladder.ratings.elo import (

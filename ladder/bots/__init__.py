@@ -1,0 +1,1 @@
+"""Bots and their uploaded versions: who owns which bot, and which version plays."""

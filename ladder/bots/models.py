@@ -1,0 +1,59 @@
+"""A bot is an owner's named entry on the ladder; each upload is a numbered BotVersion.
+
+The newest *valid* version plays (see `selectors.bot_version_playing`): a broken upload never
+takes a working bot off the ladder.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+class Bot(models.Model):
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="bots"
+    )
+    name = models.CharField(max_length=64)
+    created = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "name"], name="bot_name_unique_per_owner"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def _version_path(version: BotVersion, filename: str) -> str:
+    # The stored name is ours, never the uploader's: `bots/<bot id>/<number>/bot.py|bot.zip`.
+    return f"bots/{version.bot_id}/{version.number}/{filename}"
+
+
+class BotVersion(models.Model):
+    class Status(models.TextChoices):
+        PENDING = "pending", "pending"
+        """Uploaded and stored; its validation game has not been played yet."""
+        VALID = "valid", "valid"
+        """Played its validation game without forfeiting: may play on the ladder."""
+        INVALID = "invalid", "invalid"
+        """Forfeited its validation game; `validation_error` says why."""
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    file = models.FileField(upload_to=_version_path, max_length=200)
+    sha256 = models.CharField(max_length=64)
+    size = models.PositiveIntegerField()
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    validation_error = models.TextField(blank=True)
+    created = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["bot", "number"], name="bot_version_number_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.bot.name} v{self.number}"

@@ -1,0 +1,88 @@
+"""Writing bots: creating them, storing uploads, and validating a version by playing it."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.core.files.base import ContentFile
+from django.db import transaction
+from django.db.models import Max
+
+from bots.runner.botfiles import load_bot, source_from_upload
+from bots.runner.match import play_match
+from ladder.bots.models import Bot, BotVersion
+from ladder.bots.selectors import bot_version_source
+
+VALIDATION_ERROR_CHARS = 4_000
+"""How much of a forfeit reason and stderr an invalid version keeps for its author."""
+STDERR_TAIL_CHARS = 3_000
+
+
+def bot_create(*, owner: AbstractBaseUser, name: str) -> Bot:
+    bot = Bot(owner=owner, name=name)
+    bot.full_clean()
+    bot.save()
+    return bot
+
+
+def bot_version_upload(*, bot: Bot, filename: str, data: bytes) -> BotVersion:
+    """Check an upload (size, UTF-8, zip safety), store it and return its pending version.
+
+    Raises BadBot with the reason for the author before anything is stored.
+    """
+    source_from_upload(bot.name, filename, data)
+    stored_name = "bot.zip" if filename.endswith(".zip") else "bot.py"
+    with transaction.atomic():
+        # Locking the bot serialises concurrent uploads, so version numbers never collide.
+        Bot.objects.select_for_update().filter(pk=bot.pk).get()
+        last = BotVersion.objects.filter(bot=bot).aggregate(last=Max("number"))["last"]
+        version = BotVersion(
+            bot=bot,
+            number=(last or 0) + 1,
+            sha256=hashlib.sha256(data).hexdigest(),
+            size=len(data),
+        )
+        version.file.save(stored_name, ContentFile(data), save=False)
+        try:
+            version.save()
+        except BaseException:
+            version.file.delete(save=False)
+            raise
+    return version
+
+
+def bot_version_validate(*, version: BotVersion) -> BotVersion:
+    """Play a short sandboxed game against the `random` example and record the verdict.
+
+    A version that forfeits is invalid, with the forfeit reason and the tail of its stderr (a
+    traceback, usually). The game is played outside any transaction; the verdict is written in
+    one. A version that is no longer pending is returned unchanged. InfrastructureFault (the
+    sandbox did not start) propagates and leaves the version pending: not the bot's fault.
+    """
+    source = bot_version_source(version=version)
+    played = play_match(
+        [source, load_bot("random")],
+        seed=secrets.randbits(63),
+        limits={"max_hands": 1},
+        sandboxed=settings.GRASS_SANDBOXED,
+    )
+    seat = played.seats[0]
+    if seat.forfeited:
+        status = BotVersion.Status.INVALID
+        error = seat.forfeit_reason
+        if seat.stderr.strip():
+            error += "\n\nstderr (last lines):\n" + seat.stderr[-STDERR_TAIL_CHARS:]
+        error = error[:VALIDATION_ERROR_CHARS]
+    else:
+        status, error = BotVersion.Status.VALID, ""
+    with transaction.atomic():
+        locked = BotVersion.objects.select_for_update().get(pk=version.pk)
+        if locked.status != BotVersion.Status.PENDING:
+            return locked
+        locked.status = status
+        locked.validation_error = error
+        locked.save(update_fields=["status", "validation_error"])
+    return locked

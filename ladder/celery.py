@@ -1,0 +1,15 @@
+"""The Celery application: `celery -A ladder.celery worker`.
+
+Configured from Django's settings (the `CELERY_` ones). Tasks live in each app's `tasks.py`
+and are found by autodiscovery; a task only fetches by id and calls one service.
+"""
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ladder.settings")
+
+app = Celery("ladder")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()

@@ -1,0 +1,69 @@
+"""Reading settings from the environment: small typed helpers that fail loudly.
+
+A value that is set but cannot be read (``DEBUG=maybe``, ``DATABASE_URL=nonsense``) raises
+ImproperlyConfigured naming the variable, so a misconfigured server refuses to start instead of
+running with a default nobody chose.
+"""
+
+from __future__ import annotations
+
+import os
+
+from django.core.exceptions import ImproperlyConfigured
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def env_str(name: str, default: str | None = None) -> str:
+    """The variable's text; without a default, a missing or empty variable is an error."""
+    value = os.environ.get(name, "")
+    if value:
+        return value
+    if default is None:
+        raise ImproperlyConfigured(f"the environment variable {name} must be set")
+    return default
+
+
+def env_bool(name: str, default: bool) -> bool:
+    """`1/true/yes/on` or `0/false/no/off` (any case); unset or empty gives `default`."""
+    value = os.environ.get(name, "").strip().lower()
+    if not value:
+        return default
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ImproperlyConfigured(f"{name}={value!r} is not a boolean (use true or false)")
+
+
+def env_int(name: str, default: int) -> int:
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={value!r} is not an integer") from None
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    """Comma-separated values, blanks dropped; unset or empty gives `default`."""
+    value = os.environ.get(name, "")
+    if not value.strip():
+        return list(default)
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def database_from_url(name: str, url: str) -> dict[str, object]:
+    """A Django DATABASES entry from a URL such as `postgres://user@host:5432/db` or
+    `sqlite:///path/to/file.sqlite3` (`name` is the variable it came from, for the message)."""
+    import dj_database_url
+
+    try:
+        config = dict(dj_database_url.parse(url, conn_max_age=60, conn_health_checks=True))
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name} is not a usable database URL: {exc}") from None
+    if not config.get("ENGINE"):
+        raise ImproperlyConfigured(f"{name}={url!r}: unknown database scheme")
+    return config

@@ -1,0 +1,84 @@
+"""A Match and its seats (index 0-5, never "player 1 / player 2": Grass seats 2 to 6)."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.db import models
+from django.utils import timezone
+
+from ladder.bots.models import BotVersion
+
+
+def new_seed() -> int:
+    """A game's seed decides every shuffle, so it comes from the OS's secure generator: a bot
+    must not be able to guess it. 63 bits fit PostgreSQL's bigint."""
+    return secrets.randbits(63)
+
+
+def _log_path(match: Match, filename: str) -> str:
+    return f"logs/{match.created:%Y/%m}/{filename}"
+
+
+class Match(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued", "queued"
+        """Created, waiting for a worker to claim it."""
+        RUNNING = "running", "running"
+        """Claimed by a worker, being played."""
+        FINISHED = "finished", "finished"
+        """Played; log, seats' results and rating changes are stored."""
+        FAILED = "failed", "failed"
+        """The run raised (not a bot's fault: bots' faults are forfeits); see failure_reason."""
+
+    ruleset = models.CharField(max_length=16, default="modern")
+    variants = models.JSONField(default=dict, blank=True)
+    limits = models.JSONField(default=dict, blank=True)
+    """Engine limits such as `max_hands`; empty for ladder games, set by tests and test runs."""
+    seed = models.BigIntegerField(default=new_seed)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    failure_reason = models.TextField(blank=True)
+    created = models.DateTimeField(default=timezone.now)
+    started = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+    log = models.FileField(upload_to=_log_path, blank=True, max_length=200)
+    """The game's log, gzip-compressed JSON Lines (`engine.log.read_log` reads it)."""
+    log_sha256 = models.CharField(max_length=64, blank=True)
+    result = models.JSONField(null=True, blank=True)
+    """The engine's result line: totals, per-hand scores, ranks."""
+    # Tournaments (a later step) will add a nullable foreign key to their round here.
+
+    class Meta:
+        verbose_name_plural = "matches"
+        indexes = [models.Index(fields=["status", "created"])]
+
+    def __str__(self) -> str:
+        return f"match {self.pk} ({self.status})"
+
+
+class MatchSeat(models.Model):
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
+    seat = models.PositiveSmallIntegerField()
+    """0-based, in the engine's seat order."""
+    bot_version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="seats")
+    place = models.PositiveSmallIntegerField(null=True, blank=True)
+    """1 is first; a forfeiting seat ranks below every other. Null until the match finishes."""
+    total = models.IntegerField(null=True, blank=True)
+    forfeited = models.BooleanField(default=False)
+    forfeit_reason = models.TextField(blank=True)
+    decisions = models.PositiveIntegerField(default=0)
+    think_ms = models.FloatField(default=0.0)
+    strikes = models.PositiveSmallIntegerField(default=0)
+    faults = models.JSONField(default=dict, blank=True)
+    """Fault counts by kind (`timeout`, `illegal`, ...); the details are in the log."""
+
+    class Meta:
+        ordering = ["match", "seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "seat"], name="match_seat_unique"),
+            models.CheckConstraint(condition=models.Q(seat__lte=5), name="match_seat_index_0_to_5"),
+        ]
+
+    def __str__(self) -> str:
+        return f"match {self.match_id} seat {self.seat}"

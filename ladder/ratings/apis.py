@@ -1,0 +1,47 @@
+"""REST API of ratings: the public leaderboard."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from engine.rules import RULESETS
+from ladder.ratings.selectors import leaderboard
+
+
+class LeaderboardApi(APIView):
+    """`GET /api/leaderboard/?ruleset=modern`: ranked bots, paginated."""
+
+    permission_classes = [AllowAny]
+
+    class InputSerializer(serializers.Serializer):
+        ruleset = serializers.ChoiceField(choices=sorted(RULESETS), default="modern")
+
+    class OutputSerializer(serializers.Serializer):
+        rank = serializers.IntegerField()
+        bot_id = serializers.IntegerField()
+        bot = serializers.CharField()
+        owner = serializers.CharField()
+        elo = serializers.IntegerField()
+        band = serializers.SerializerMethodField()
+        games = serializers.IntegerField()
+        win_rate = serializers.FloatField()
+        last_game = serializers.DateTimeField()
+
+        def get_band(self, row: object) -> list[int]:
+            return [row.band_low, row.band_high]  # type: ignore[attr-defined]
+
+    class Pagination(PageNumberPagination):
+        page_size = 50
+
+    def get(self, request: Request) -> Response:
+        query = self.InputSerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        rows = leaderboard(ruleset=query.validated_data["ruleset"])
+        paginator = self.Pagination()
+        page = paginator.paginate_queryset(rows, request, view=self)  # type: ignore[arg-type]
+        return paginator.get_paginated_response(self.OutputSerializer(page, many=True).data)

@@ -1,0 +1,55 @@
+"""Stored ratings: the current one per bot and ruleset, and every change that led to it.
+
+The maths is in ladder/ratings/elo.py (no Django there); these tables only hold its inputs and
+outputs. A RatingChange row per bot per match is the audit trail: replaying them in order with
+`elo.recompute` gives the current BotRating rows back.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+from django.utils import timezone
+
+
+class BotRating(models.Model):
+    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="ratings")
+    ruleset = models.CharField(max_length=16)
+    mu = models.FloatField()
+    games = models.PositiveIntegerField(default=0)
+    updated = models.DateTimeField(default=timezone.now)
+    """When the last rated game changed this rating."""
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["bot", "ruleset"], name="bot_rating_unique_per_ruleset"
+            ),
+        ]
+        indexes = [models.Index(fields=["ruleset", "-mu"])]
+
+    def __str__(self) -> str:
+        return f"{self.bot} {self.ruleset}: {self.mu:.0f} ({self.games} games)"
+
+
+class RatingChange(models.Model):
+    match = models.ForeignKey(
+        "matches.Match", on_delete=models.PROTECT, related_name="rating_changes"
+    )
+    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="rating_changes")
+    ruleset = models.CharField(max_length=16)
+    place = models.PositiveSmallIntegerField()
+    before = models.FloatField()
+    after = models.FloatField()
+    delta = models.FloatField()
+    games_before = models.PositiveIntegerField()
+    created = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            # The database's guarantee that a match's ratings are never applied twice.
+            models.UniqueConstraint(fields=["match", "bot"], name="rating_change_once_per_match"),
+        ]
+        indexes = [models.Index(fields=["bot", "ruleset", "created"])]
+
+    def __str__(self) -> str:
+        return f"{self.bot} in match {self.match_id}: {self.delta:+.1f}"

@@ -1,0 +1,120 @@
+"""Django settings of the ladder site, read from the environment (see ladder/env.py).
+
+| variable | default |
+| --- | --- |
+| DEBUG | false |
+| SECRET_KEY | required, except with DEBUG (then a fixed development key) |
+| ALLOWED_HOSTS | `localhost,127.0.0.1` |
+| DATABASE_URL | `sqlite:///<repo>/ladder.sqlite3` (development; tests use PostgreSQL) |
+| CELERY_BROKER_URL | `redis://127.0.0.1:6379/0` |
+| MEDIA_ROOT | `<repo>/media`: uploaded bots and match logs |
+| GRASS_SANDBOXED | true: bots run in the OS sandbox (false only on a machine without root) |
+
+Importing this module never touches the database, so the non-Django tests can load it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.core.exceptions import ImproperlyConfigured
+
+from ladder.env import database_from_url, env_bool, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+DEBUG = env_bool("DEBUG", False)
+if DEBUG:
+    SECRET_KEY = env_str("SECRET_KEY", "development-only-not-secret")
+else:
+    SECRET_KEY = env_str("SECRET_KEY")
+    if len(SECRET_KEY) < 32:
+        raise ImproperlyConfigured("SECRET_KEY must be at least 32 characters long")
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1"])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "ladder.bots",
+    "ladder.matches",
+    "ladder.ratings",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "ladder.urls"
+WSGI_APPLICATION = "ladder.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {
+    "default": database_from_url(
+        "DATABASE_URL", env_str("DATABASE_URL", f"sqlite:///{BASE_DIR / 'ladder.sqlite3'}")
+    )
+}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "static")))
+# Uploaded bots and match logs go through Django's storage API only, so moving them to an
+# object store later is a STORAGES change, not a code change.
+MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(BASE_DIR / "media")))
+MEDIA_URL = "media/"
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "PAGE_SIZE": 50,
+}
+
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
+# Matches are long and few: a worker takes one at a time instead of hoarding queued ones.
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Results live in the database (Match rows); nobody reads Celery's result backend.
+CELERY_TASK_IGNORE_RESULT = True
+
+GRASS_SANDBOXED = env_bool("GRASS_SANDBOXED", True)
+"""Run bots in the OS sandbox. Off only for development on a machine without root."""

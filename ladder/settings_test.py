@@ -1,0 +1,30 @@
+"""Settings for the test suite (pyproject's pytest options name this module).
+
+The tests run on PostgreSQL, like the servers: GRASS_TEST_DATABASE_URL, by default
+`postgres://postgres@127.0.0.1:5432/grass_test` (pytest-django creates and drops a `test_`
+database beside it). Importing this module does not connect: tests that need no database run
+even where PostgreSQL is absent.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+# Set before the main settings read them; a developer's own DATABASE_URL stays out of the tests.
+os.environ.setdefault("SECRET_KEY", "test-only-" + "x" * 32)
+
+from ladder.env import database_from_url, env_str
+from ladder.settings import *  # noqa: F403
+
+DATABASES = {
+    "default": database_from_url(
+        "GRASS_TEST_DATABASE_URL",
+        env_str("GRASS_TEST_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/grass_test"),
+    )
+}
+# Uploaded bots and logs of test runs land in a throw-away folder.
+MEDIA_ROOT = Path(tempfile.mkdtemp(prefix="grass-test-media-"))
+# The fast hasher: the tests create users, they do not test password storage.
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

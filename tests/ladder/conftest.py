@@ -1,0 +1,113 @@
+"""Fixtures for the ladder site's tests: PostgreSQL, the sandbox, users and bots.
+
+The Django tests run on a real PostgreSQL (ladder/settings_test.py). When it does not answer,
+they fail on CI (`CI=true`) and are skipped elsewhere, like the sandbox's tests.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from bots.runner import sandbox
+
+
+def _unavailable(what: str, exc: Exception) -> None:
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{what} must work on CI: {exc}")
+    pytest.skip(f"{what} unavailable here: {exc}")
+
+
+@pytest.fixture(scope="session")
+def postgres_ready() -> None:
+    import psycopg
+    from django.conf import settings
+
+    db = settings.DATABASES["default"]
+    try:
+        psycopg.connect(
+            host=db.get("HOST") or "127.0.0.1",
+            port=int(db.get("PORT") or 5432),
+            user=db.get("USER") or "postgres",
+            password=db.get("PASSWORD") or None,
+            dbname="postgres",
+            connect_timeout=3,
+        ).close()
+    except psycopg.Error as exc:
+        _unavailable("PostgreSQL", exc)
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(postgres_ready: None, django_db_setup: Any) -> Iterator[None]:
+    """pytest-django's test database, created only once PostgreSQL is known to answer."""
+    yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _remove_test_media() -> Iterator[None]:
+    """ladder/settings_test.py points MEDIA_ROOT at a fresh temporary folder; remove it after."""
+    yield
+    import shutil
+
+    from django.conf import settings
+
+    if "grass-test-media-" in str(settings.MEDIA_ROOT):
+        shutil.rmtree(settings.MEDIA_ROOT, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def sandbox_ready() -> None:
+    try:
+        sandbox.check()
+    except sandbox.SandboxUnavailable as exc:
+        _unavailable("the bot sandbox", exc)
+
+
+@pytest.fixture
+def owner(django_user_model: Any) -> Any:
+    return django_user_model.objects.create_user(username="ann", password="pw")
+
+
+@pytest.fixture
+def example_file() -> Any:
+    """The bytes of an example bot's `bot.py`, as its author would upload it."""
+    from bots.runner.botfiles import load_bot
+
+    return lambda name: load_bot(name).files["bot.py"]
+
+
+@pytest.fixture
+def valid_version(owner: Any, example_file: Any) -> Any:
+    """`make(name, example)`: a bot with one version of an example bot, marked valid without
+    playing its validation game (the upload tests play those)."""
+    from ladder.bots.models import BotVersion
+    from ladder.bots.services import bot_create, bot_version_upload
+
+    def make(name: str, example: str = "random") -> BotVersion:
+        bot = bot_create(owner=owner, name=name)
+        version = bot_version_upload(bot=bot, filename="bot.py", data=example_file(example))
+        BotVersion.objects.filter(pk=version.pk).update(status=BotVersion.Status.VALID)
+        version.refresh_from_db()
+        return version
+
+    return make
+
+
+@pytest.fixture
+def finished_match() -> Any:
+    """`make(versions, places, ruleset="modern")`: a finished match with the given places,
+    as match_run leaves it before rating (no game is played)."""
+    from ladder.matches.models import Match, MatchSeat
+
+    def make(versions: list[Any], places: list[int], ruleset: str = "modern") -> Match:
+        match = Match.objects.create(ruleset=ruleset, status=Match.Status.FINISHED)
+        MatchSeat.objects.bulk_create(
+            MatchSeat(match=match, seat=i, bot_version=v, place=p)
+            for i, (v, p) in enumerate(zip(versions, places, strict=True))
+        )
+        return match
+
+    return make
