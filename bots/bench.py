@@ -69,13 +69,22 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def _startup_ms(sandboxed: bool) -> float:
-    """Process start to the first reply (`ready`) of the echo bot."""
+PROBE_BOT = b"""import sys
+sys.stdout.write('{"type":"ready","protocol":1}\\n')
+sys.stdout.flush()
+sys.stdin.readline()
+"""
+"""Replies `ready` before importing anything: measures the sandbox's start-up, not Python's
+module imports (compare with a bare `python3 -I -S` start)."""
+
+
+def _startup_ms(sandboxed: bool, bot: bytes = ECHO_BOT) -> float:
+    """Process start to the first reply (`ready`)."""
     from bots import protocol
     from bots.runner.botfiles import BotSource
     from bots.runner.match import start_bot
 
-    proc, box, folder = start_bot(BotSource("echo", {"bot.py": ECHO_BOT}), sandboxed)
+    proc, box, folder = start_bot(BotSource("echo", {"bot.py": bot}), sandboxed)
     try:
         deadline = time.perf_counter() + 10
         proc.send(protocol.encode({"type": "hello", "protocol": 1}), deadline)
@@ -101,27 +110,42 @@ def _bare_python_ms() -> float:
     return (time.perf_counter() - start) * 1000
 
 
-def _round_trips(sandboxed: bool, rounds: int) -> list[float]:
-    """Milliseconds per request/reply with a real mid-game observation (4 players)."""
+def _act_messages(count: int) -> list[bytes]:
+    """The `act` messages a runner sends in a real 4-player game of random play: each with the
+    events since that seat's previous request, as in a match."""
+    from bots import protocol
+    from engine import observe
+
+    messages: list[bytes] = []
+    seed = 0
+    while len(messages) < count:
+        game = new_game("modern", 4, seed)
+        rng = random.Random(seed)
+        sent = [0] * 4
+        while not game.over and len(messages) < count:
+            seat = game.to_act
+            view = observe(game, seat, since=max(sent[seat], game.hand_start_event))
+            sent[seat] = view["history_end"]
+            messages.append(protocol.encode(protocol.act(len(messages) + 1, view, 30_000)))
+            game.apply(rng.choice(game.legal_actions()))
+        seed += 1
+    return messages
+
+
+def _round_trips(sandboxed: bool, messages: list[bytes]) -> list[float]:
+    """Milliseconds from writing each `act` message to reading its answer."""
     from bots import protocol
     from bots.runner.botfiles import BotSource
     from bots.runner.match import start_bot
-    from engine import observe
 
-    game = new_game("modern", 4, 3)
-    rng = random.Random(3)
-    for _ in range(300):
-        game.apply(rng.choice(game.legal_actions()))
-    view = observe(game, game.to_act)
     proc, box, folder = start_bot(BotSource("echo", {"bot.py": ECHO_BOT}), sandboxed)
     times = []
     try:
         deadline = time.perf_counter() + 10
         proc.send(protocol.encode({"type": "hello", "protocol": 1}), deadline)
         proc.readline(deadline)
-        for request in range(1, rounds + 1):
+        for request, message in enumerate(messages, start=1):
             start = time.perf_counter()
-            message = protocol.encode(protocol.act(request, view, 30_000))
             proc.send(message, start + 5)
             protocol.parse_reply(proc.readline(start + 5), "action", request)
             times.append((time.perf_counter() - start) * 1000)
@@ -160,10 +184,13 @@ def sandbox_figures(rounds: int = 2000, games: int = 3) -> dict[str, Any]:
     """Sandboxed against plain-subprocess bots, measured in the same run."""
     starts = {
         "bare_python_I_S_ms": statistics.median(_bare_python_ms() for _ in range(15)),
-        "plain_bot_ms": statistics.median(_startup_ms(False) for _ in range(15)),
-        "sandboxed_bot_ms": statistics.median(_startup_ms(True) for _ in range(15)),
+        "plain_probe_ms": statistics.median(_startup_ms(False, PROBE_BOT) for _ in range(15)),
+        "sandboxed_probe_ms": statistics.median(_startup_ms(True, PROBE_BOT) for _ in range(15)),
+        "plain_json_bot_ms": statistics.median(_startup_ms(False) for _ in range(15)),
+        "sandboxed_json_bot_ms": statistics.median(_startup_ms(True) for _ in range(15)),
     }
-    trips = {mode: _round_trips(mode == "sandboxed", rounds) for mode in ("plain", "sandboxed")}
+    messages = _act_messages(rounds)
+    trips = {mode: _round_trips(mode == "sandboxed", messages) for mode in ("plain", "sandboxed")}
     round_trip = {
         mode: {
             "median_ms": round(statistics.median(t), 3),
@@ -181,8 +208,8 @@ def sandbox_figures(rounds: int = 2000, games: int = 3) -> dict[str, Any]:
     }
     return {
         "startup_median_ms": {k: round(v, 1) for k, v in starts.items()},
-        "startup_sandboxed_vs_bare_python": round(
-            starts["sandboxed_bot_ms"] / starts["bare_python_I_S_ms"], 2
+        "startup_sandboxed_probe_vs_bare_python": round(
+            starts["sandboxed_probe_ms"] / starts["bare_python_I_S_ms"], 2
         ),
         "round_trip": round_trip,
         "round_trip_sandboxed_vs_plain_median": round(
