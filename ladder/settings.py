@@ -41,6 +41,10 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework.authtoken",
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "ladder.accounts",
     "ladder.bots",
     "ladder.matches",
     "ladder.ratings",
@@ -101,13 +105,34 @@ MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(BASE_DIR / "media")))
 MEDIA_URL = "media/"
 
 REST_FRAMEWORK = {
+    # Token first: DRF answers an anonymous request with the first class's challenge, and only
+    # Token has one, so "not signed in" is a 401 (with Session first it would be a 403).
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
+    "DEFAULT_SCHEMA_CLASS": "ladder.api.AutoSchema",
+    "EXCEPTION_HANDLER": "ladder.api.exception_handler",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Grass ladder API",
+    "DESCRIPTION": "Bots, versions, matches and ratings of the Grass bot ladder.",
+    "VERSION": "1",
+    # The docs page's assets are served from drf-spectacular-sidecar, never from a CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    # Request bodies get their own components (a file upload is not the version it returns).
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SERVE_INCLUDE_SCHEMA": False,
+    "ENUM_NAME_OVERRIDES": {
+        "MatchStatusEnum": "ladder.matches.models.Match.Status",
+        "VersionStatusEnum": "ladder.bots.models.BotVersion.Status",
+    },
 }
 
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")

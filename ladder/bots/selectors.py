@@ -1,8 +1,14 @@
-"""Reading bots: which version plays, and a version's files as the runner wants them."""
+"""Reading bots: lists and details, which version plays, a version's files."""
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import django_filters
+from django.db.models import QuerySet
 
 from bots.runner.botfiles import BotSource, source_from_upload
 from ladder.bots.models import Bot, BotVersion
@@ -24,3 +30,40 @@ def bot_version_source(*, version: BotVersion) -> BotSource:
     if hashlib.sha256(data).hexdigest() != version.sha256:
         raise RuntimeError(f"stored file of {version} does not match its sha256")
     return source_from_upload(version.bot.name, version.file.name, data)
+
+
+class BotFilter(django_filters.FilterSet):
+    """The query parameters of the bot list: `owner` (a username), `name` (a part of it)."""
+
+    owner = django_filters.CharFilter(field_name="owner__username")
+    name = django_filters.CharFilter(lookup_expr="icontains")
+
+    class Meta:
+        model = Bot
+        fields = ["owner", "name"]
+
+
+def bot_list(*, filters: Mapping[str, Any] | None = None) -> QuerySet[Bot]:
+    """Bots matching `filters` (see BotFilter), oldest first, with their owners."""
+    bots = Bot.objects.select_related("owner").order_by("id")
+    return BotFilter(filters or {}, bots).qs
+
+
+def bot_versions(*, bot: Bot) -> QuerySet[BotVersion]:
+    """The bot's versions, newest first."""
+    return BotVersion.objects.filter(bot=bot).order_by("-number")
+
+
+@dataclass(frozen=True)
+class VersionSummary:
+    count: int
+    latest: BotVersion | None
+    playing: BotVersion | None
+
+
+def bot_version_summary(*, bot: Bot) -> VersionSummary:
+    """How many versions the bot has, its newest, and the one that plays."""
+    versions = bot_versions(bot=bot)
+    return VersionSummary(
+        count=versions.count(), latest=versions.first(), playing=bot_version_playing(bot=bot)
+    )

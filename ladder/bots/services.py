@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
 
 from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
+from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Max
 
 from bots.runner.botfiles import load_bot, source_from_upload
-from bots.runner.match import play_match
+from bots.runner.match import InfrastructureFault, play_match
 from ladder.bots.models import Bot, BotVersion
 from ladder.bots.selectors import bot_version_source
+
+logger = logging.getLogger(__name__)
 
 VALIDATION_ERROR_CHARS = 4_000
 """How much of a forfeit reason and stderr an invalid version keeps for its author."""
@@ -22,9 +26,19 @@ STDERR_TAIL_CHARS = 3_000
 
 
 def bot_create(*, owner: AbstractBaseUser, name: str) -> Bot:
+    """A new bot of `owner`; raises ValidationError if the owner already has one so named."""
+    taken = ValidationError({"name": f"You already have a bot named {name!r}."})
+    if Bot.objects.filter(owner=owner, name=name).exists():
+        raise taken
     bot = Bot(owner=owner, name=name)
-    bot.full_clean()
-    bot.save()
+    # validate_constraints=False: the name check above says it in words, and the constraint
+    # itself still holds against a concurrent create (the IntegrityError below).
+    bot.full_clean(validate_constraints=False)
+    try:
+        with transaction.atomic():
+            bot.save()
+    except IntegrityError:
+        raise taken from None
     return bot
 
 
@@ -86,3 +100,20 @@ def bot_version_validate(*, version: BotVersion) -> BotVersion:
         locked.validation_error = error
         locked.save(update_fields=["status", "validation_error"])
     return locked
+
+
+def bot_version_submit(*, bot: Bot, filename: str, data: bytes) -> BotVersion:
+    """Store an upload (raises BadBot before storing anything) and validate it.
+
+    Validation runs here, synchronously, for now: the author waits a few seconds for the
+    verdict. A later step moves it to a Celery task enqueued with `transaction.on_commit`,
+    and this returns the pending version at once.
+
+    If the sandbox fails to start (not the bot's fault) the version stays pending.
+    """
+    version = bot_version_upload(bot=bot, filename=filename, data=data)
+    try:
+        return bot_version_validate(version=version)
+    except InfrastructureFault:
+        logger.exception("validation of %s could not run; it stays pending", version)
+        return version

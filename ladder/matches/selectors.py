@@ -1,10 +1,18 @@
-"""Reading matches."""
+"""Reading matches: lists with filters, one match with its seats, a bot's fault counts."""
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
-from ladder.matches.models import MatchSeat
+import django_filters
+from django.core.exceptions import ValidationError
+from django.db.models import Count, Prefetch, Q, QuerySet
+
+from engine.rules import RULESETS
+from ladder.matches.models import Match, MatchSeat
+from ladder.ratings.models import RatingChange
 
 
 def match_seats(*, match_id: int) -> QuerySet[MatchSeat]:
@@ -14,3 +22,94 @@ def match_seats(*, match_id: int) -> QuerySet[MatchSeat]:
         .select_related("bot_version__bot")
         .order_by("seat")
     )
+
+
+class MatchFilter(django_filters.FilterSet):
+    """The query parameters of the match list.
+
+    `bot` (a bot id: matches it held a seat in), `ruleset`, `status`, and `after` / `before`
+    (ISO 8601 times; the match was created at or after, before).
+    """
+
+    bot = django_filters.NumberFilter(method="filter_bot")
+    ruleset = django_filters.ChoiceFilter(choices=[(name, name) for name in sorted(RULESETS)])
+    status = django_filters.ChoiceFilter(choices=Match.Status.choices)
+    after = django_filters.IsoDateTimeFilter(field_name="created", lookup_expr="gte")
+    before = django_filters.IsoDateTimeFilter(field_name="created", lookup_expr="lt")
+
+    class Meta:
+        model = Match
+        fields = ["bot", "ruleset", "status", "after", "before"]
+
+    def filter_bot(self, queryset: QuerySet[Match], name: str, value: int) -> QuerySet[Match]:
+        # A subquery rather than a join: a bot holds at most one seat, but a join plus
+        # distinct() would fight the prefetches and the ordering.
+        seats = MatchSeat.objects.filter(bot_version__bot_id=value).values("match_id")
+        return queryset.filter(pk__in=seats)
+
+
+def _with_seats(matches: QuerySet[Match]) -> QuerySet[Match]:
+    seats = MatchSeat.objects.select_related("bot_version__bot__owner").order_by("seat")
+    return matches.prefetch_related(Prefetch("seats", queryset=seats))
+
+
+def match_list(*, filters: Mapping[str, Any] | None = None) -> QuerySet[Match]:
+    """Matches matching `filters` (see MatchFilter; raises ValidationError on a bad value),
+    newest first, with their seats."""
+    matches = MatchFilter(filters or {}, Match.objects.order_by("-created", "-id"))
+    if not matches.is_valid():
+        raise ValidationError(matches.errors.as_data())
+    return _with_seats(matches.qs)
+
+
+def match_finished(*, match_id: int) -> Match | None:
+    """The match if it has finished (and so has its log), else None."""
+    return Match.objects.filter(pk=match_id, status=Match.Status.FINISHED).first()
+
+
+@dataclass(frozen=True)
+class SeatDetail:
+    seat: MatchSeat
+    rating_change: RatingChange | None
+    """The change this match made to the seat's bot's rating; None until it is rated."""
+
+
+@dataclass(frozen=True)
+class MatchDetail:
+    match: Match
+    seats: list[SeatDetail]
+
+
+def match_detail(*, match_id: int) -> MatchDetail:
+    """One match with its seats and their rating changes; raises Match.DoesNotExist."""
+    match = _with_seats(Match.objects.filter(pk=match_id)).get()
+    changes = {c.bot_id: c for c in RatingChange.objects.filter(match_id=match_id)}
+    return MatchDetail(
+        match=match,
+        seats=[
+            SeatDetail(seat=seat, rating_change=changes.get(seat.bot_version.bot_id))
+            for seat in match.seats.all()
+        ],
+    )
+
+
+@dataclass(frozen=True)
+class GameCounts:
+    games: int
+    """Finished matches the bot played (any version, any ruleset)."""
+    timed_out: int
+    """...in which it timed out at least once."""
+    crashed: int
+    """...in which its process crashed."""
+
+
+def bot_game_counts(*, bot_id: int) -> GameCounts:
+    seats = MatchSeat.objects.filter(
+        bot_version__bot_id=bot_id, match__status=Match.Status.FINISHED
+    )
+    counts = seats.aggregate(
+        games=Count("id"),
+        timed_out=Count("id", filter=Q(faults__has_key="timeout")),
+        crashed=Count("id", filter=Q(faults__has_key="crashed")),
+    )
+    return GameCounts(**counts)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import AllowAny
@@ -32,16 +33,20 @@ class LeaderboardApi(APIView):
         win_rate = serializers.FloatField()
         last_game = serializers.DateTimeField()
 
+        @extend_schema_field(serializers.ListField(child=serializers.IntegerField()))
         def get_band(self, row: object) -> list[int]:
             return [row.band_low, row.band_high]  # type: ignore[attr-defined]
 
     class Pagination(PageNumberPagination):
         page_size = 50
 
+    pagination_class = Pagination
+
+    @extend_schema(parameters=[InputSerializer], responses=OutputSerializer(many=True))
     def get(self, request: Request) -> Response:
         query = self.InputSerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         rows = leaderboard(ruleset=query.validated_data["ruleset"])
-        paginator = self.Pagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(rows, request, view=self)  # type: ignore[arg-type]
         return paginator.get_paginated_response(self.OutputSerializer(page, many=True).data)

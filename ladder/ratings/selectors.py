@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Count, Q
+from django.db.models import Count, Q, QuerySet
 
 from ladder.ratings.elo import DEFAULT_PARAMS, EloParams, Rating, band
 from ladder.ratings.models import BotRating, RatingChange
@@ -67,3 +67,8 @@ def rating_history(*, ruleset: str) -> list[list[tuple[int, int]]]:
     for change in changes.only("match_id", "bot_id", "place"):
         games.setdefault(change.match_id, []).append((change.bot_id, change.place))
     return list(games.values())
+
+
+def bot_ratings(*, bot_id: int) -> QuerySet[BotRating]:
+    """The bot's rating in each ruleset it has played, by ruleset name."""
+    return BotRating.objects.filter(bot_id=bot_id).order_by("ruleset")

@@ -72,6 +72,37 @@ def owner(django_user_model: Any) -> Any:
 
 
 @pytest.fixture
+def stranger(django_user_model: Any) -> Any:
+    """A signed-up user who owns nothing the test looks at."""
+    return django_user_model.objects.create_user(username="bo", password="pw")
+
+
+PERSONAS = ("owner", "stranger", "anonymous")
+"""Who may call an API: `owner` (of the bot in question), `stranger`, `anonymous`."""
+
+
+@pytest.fixture
+def api(owner: Any, stranger: Any) -> Any:
+    """`api(persona)`: a REST client for one of PERSONAS, signed in with the user's API token
+    (`Authorization: Token ...`), as a script would be; `anonymous` sends no credentials."""
+    from rest_framework.test import APIClient
+
+    from ladder.accounts.services import token_get_or_create
+
+    users = {"owner": owner, "stranger": stranger, "anonymous": None}
+
+    def make(persona: str) -> APIClient:
+        client = APIClient()
+        user = users[persona]
+        if user is not None:
+            token = token_get_or_create(user=user)
+            client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+        return client
+
+    return make
+
+
+@pytest.fixture
 def example_file() -> Any:
     """The bytes of an example bot's `bot.py`, as its author would upload it."""
     from bots.runner.botfiles import load_bot

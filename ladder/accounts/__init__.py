@@ -1,0 +1,1 @@
+"""Accounts: signing up and API tokens (users are Django's own `auth.User`)."""

@@ -1,0 +1,66 @@
+"""REST API of accounts: sign up, and exchange a username and password for a token."""
+
+from __future__ import annotations
+
+from django.contrib.auth import authenticate
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from ladder.accounts.services import token_get_or_create, user_signup
+
+
+class SignupApi(APIView):
+    """`POST /api/auth/signup/`: a new account and its API token."""
+
+    permission_classes = [AllowAny]
+    authentication_classes: list[type] = []
+
+    class InputSerializer(serializers.Serializer):
+        username = serializers.CharField(max_length=150)
+        password = serializers.CharField(write_only=True, trim_whitespace=False)
+
+    class OutputSerializer(serializers.Serializer):
+        id = serializers.IntegerField()
+        username = serializers.CharField()
+        token = serializers.CharField()
+
+    @extend_schema(request=InputSerializer, responses={201: OutputSerializer})
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user, token = user_signup(**data.validated_data)
+        body = {"id": user.pk, "username": user.get_username(), "token": token.key}
+        return Response(self.OutputSerializer(body).data, status=status.HTTP_201_CREATED)
+
+
+class TokenApi(APIView):
+    """`POST /api/auth/token/`: the API token of a username and password.
+
+    Send it as `Authorization: Token <key>`.
+    """
+
+    permission_classes = [AllowAny]
+    authentication_classes: list[type] = []
+
+    class InputSerializer(serializers.Serializer):
+        username = serializers.CharField()
+        password = serializers.CharField(write_only=True, trim_whitespace=False)
+
+    class OutputSerializer(serializers.Serializer):
+        token = serializers.CharField()
+
+    @extend_schema(request=InputSerializer, responses={200: OutputSerializer})
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = authenticate(request, **data.validated_data)
+        if user is None:
+            raise serializers.ValidationError(
+                {"non_field_errors": ["Unable to log in with the given username and password."]}
+            )
+        token = token_get_or_create(user=user)
+        return Response(self.OutputSerializer({"token": token.key}).data)

@@ -1,0 +1,41 @@
+"""Writing accounts: signing up, and the API token of a user."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from rest_framework.authtoken.models import Token
+
+
+def user_signup(*, username: str, password: str) -> tuple[AbstractBaseUser, Token]:
+    """A new user with `password` (checked by AUTH_PASSWORD_VALIDATORS) and an API token.
+
+    Raises ValidationError with the messages by field: a taken or malformed username, a weak
+    password.
+    """
+    user_model = get_user_model()
+    user = user_model(username=username)
+    # The password is checked by the validators below, not by the model's (hashed) field.
+    user.full_clean(exclude=["password"])
+    try:
+        validate_password(password, user)
+    except ValidationError as exc:
+        raise ValidationError({"password": exc.messages}) from None
+    user.set_password(password)
+    try:
+        with transaction.atomic():
+            user.save()
+            token = Token.objects.create(user=user)
+    except IntegrityError:
+        # Someone took the name between the check above and this insert.
+        raise ValidationError({"username": "A user with that username already exists."}) from None
+    return user, token
+
+
+def token_get_or_create(*, user: AbstractBaseUser) -> Token:
+    """The user's API token (one per user, created on first use)."""
+    token, _ = Token.objects.get_or_create(user=user)
+    return token

@@ -1,0 +1,256 @@
+"""REST API of bots: list, create, detail; versions: list, upload, source download.
+
+One class per operation. Where two operations share a URL (`GET` and `POST /api/bots/`), the
+URL's class only combines the two operations' classes (`BotsApi(BotListApi, BotCreateApi)`).
+"""
+
+from __future__ import annotations
+
+from django.http import FileResponse
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.parsers import MultiPartParser
+from rest_framework.permissions import AllowAny, IsAuthenticated, IsAuthenticatedOrReadOnly
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from bots.runner.botfiles import MAX_FILE_BYTES, MAX_ZIP_BYTES, BadBot
+from ladder.bots.models import Bot, BotVersion
+from ladder.bots.selectors import bot_list, bot_version_summary, bot_versions
+from ladder.bots.services import bot_create, bot_version_submit
+from ladder.matches.selectors import bot_game_counts
+from ladder.ratings.elo import DEFAULT_PARAMS, Rating, band
+from ladder.ratings.selectors import bot_ratings
+
+
+class VersionSerializer(serializers.Serializer):
+    """A bot version as every API shows it."""
+
+    id = serializers.IntegerField()
+    number = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=BotVersion.Status.choices)
+    validation_error = serializers.CharField()
+    size = serializers.IntegerField()
+    sha256 = serializers.CharField()
+    created = serializers.DateTimeField()
+
+
+class BotSerializer(serializers.Serializer):
+    """A bot in lists."""
+
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    owner = serializers.CharField(source="owner.username")
+    created = serializers.DateTimeField()
+
+
+def _owned_bot(request: Request, bot_id: int) -> Bot:
+    """The bot, if the requesting user owns it: 404 if there is none, 403 if not theirs."""
+    bot = get_object_or_404(Bot, pk=bot_id)
+    if bot.owner_id != request.user.pk:
+        raise PermissionDenied("Only the bot's owner may do this.")
+    return bot
+
+
+class BotListApi(APIView):
+    """`GET /api/bots/?owner=&name=`: bots, oldest first, paginated."""
+
+    permission_classes = [AllowAny]
+    pagination_class = PageNumberPagination
+
+    class FilterSerializer(serializers.Serializer):
+        owner = serializers.CharField(required=False, help_text="The owner's username.")
+        name = serializers.CharField(required=False, help_text="A part of the name.")
+
+    @extend_schema(
+        operation_id="bots_list", parameters=[FilterSerializer], responses=BotSerializer(many=True)
+    )
+    def get(self, request: Request) -> Response:
+        filters = BotListApi.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(
+            bot_list(filters=filters.validated_data), request, view=self
+        )
+        return paginator.get_paginated_response(BotSerializer(page, many=True).data)
+
+
+class BotCreateApi(APIView):
+    """`POST /api/bots/`: a new bot of the requesting user (name unique per owner)."""
+
+    permission_classes = [IsAuthenticated]
+
+    class InputSerializer(serializers.Serializer):
+        name = serializers.CharField(max_length=64)
+
+    @extend_schema(
+        operation_id="bots_create", request=InputSerializer, responses={201: BotSerializer}
+    )
+    def post(self, request: Request) -> Response:
+        data = BotCreateApi.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        bot = bot_create(owner=request.user, **data.validated_data)
+        return Response(BotSerializer(bot).data, status=status.HTTP_201_CREATED)
+
+
+class BotsApi(BotListApi, BotCreateApi):
+    """`/api/bots/`: `GET` lists (anyone), `POST` creates (signed in)."""
+
+    permission_classes = [IsAuthenticatedOrReadOnly]
+
+
+class BotDetailApi(APIView):
+    """`GET /api/bots/{id}/`: a bot, its versions in short, ratings and fault counts."""
+
+    permission_classes = [AllowAny]
+
+    class OutputSerializer(serializers.Serializer):
+        class VersionsSerializer(serializers.Serializer):
+            count = serializers.IntegerField()
+            latest = VersionSerializer(allow_null=True)
+            playing = VersionSerializer(
+                allow_null=True, help_text="The newest valid version: the one that plays."
+            )
+
+        class RatingSerializer(serializers.Serializer):
+            ruleset = serializers.CharField()
+            elo = serializers.IntegerField()
+            band = serializers.ListField(child=serializers.IntegerField(), min_length=2)
+            games = serializers.IntegerField()
+            updated = serializers.DateTimeField()
+
+        class GamesSerializer(serializers.Serializer):
+            finished = serializers.IntegerField()
+            timed_out = serializers.IntegerField(help_text="Games with at least one timeout.")
+            crashed = serializers.IntegerField(help_text="Games in which the bot crashed.")
+
+        id = serializers.IntegerField()
+        name = serializers.CharField()
+        owner = serializers.CharField()
+        created = serializers.DateTimeField()
+        versions = VersionsSerializer()
+        ratings = RatingSerializer(many=True)
+        games = GamesSerializer()
+
+    @extend_schema(responses=OutputSerializer)
+    def get(self, request: Request, bot_id: int) -> Response:
+        bot = get_object_or_404(Bot.objects.select_related("owner"), pk=bot_id)
+        versions = bot_version_summary(bot=bot)
+        counts = bot_game_counts(bot_id=bot.pk)
+        ratings = []
+        for rating in bot_ratings(bot_id=bot.pk):
+            low, high = band(Rating(rating.mu, rating.games), DEFAULT_PARAMS)
+            ratings.append(
+                {
+                    "ruleset": rating.ruleset,
+                    "elo": round(rating.mu),
+                    "band": [round(low), round(high)],
+                    "games": rating.games,
+                    "updated": rating.updated,
+                }
+            )
+        body = {
+            "id": bot.pk,
+            "name": bot.name,
+            "owner": bot.owner.get_username(),
+            "created": bot.created,
+            "versions": {
+                "count": versions.count,
+                "latest": versions.latest,
+                "playing": versions.playing,
+            },
+            "ratings": ratings,
+            "games": {
+                "finished": counts.games,
+                "timed_out": counts.timed_out,
+                "crashed": counts.crashed,
+            },
+        }
+        return Response(self.OutputSerializer(body).data)
+
+
+class BotVersionListApi(APIView):
+    """`GET /api/bots/{id}/versions/`: the bot's versions, newest first, paginated."""
+
+    permission_classes = [AllowAny]
+    pagination_class = PageNumberPagination
+
+    @extend_schema(operation_id="bots_versions_list", responses=VersionSerializer(many=True))
+    def get(self, request: Request, bot_id: int) -> Response:
+        bot = get_object_or_404(Bot, pk=bot_id)
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(bot_versions(bot=bot), request, view=self)
+        return paginator.get_paginated_response(VersionSerializer(page, many=True).data)
+
+
+class BotVersionUploadApi(APIView):
+    """`POST /api/bots/{id}/versions/` (multipart, field `file`): upload a new version.
+
+    Only the bot's owner may upload. The upload is checked (a `.py` or a safe `.zip` with
+    `bot.py`) and stored, then validated by a short sandboxed game; the answer has the verdict.
+    """
+
+    permission_classes = [IsAuthenticated]
+    parser_classes = [MultiPartParser]
+
+    class InputSerializer(serializers.Serializer):
+        file = serializers.FileField(help_text="The bot: a .py file, or a .zip with bot.py.")
+
+    @extend_schema(
+        operation_id="bots_versions_create",
+        request={"multipart/form-data": InputSerializer},
+        responses={
+            201: VersionSerializer,
+            400: OpenApiResponse(description="Not a usable bot; `file` says why."),
+            403: OpenApiResponse(description="Not the bot's owner."),
+        },
+    )
+    def post(self, request: Request, bot_id: int) -> Response:
+        bot = _owned_bot(request, bot_id)
+        data = BotVersionUploadApi.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        upload = data.validated_data["file"]
+        # Checked before reading: a huge upload is refused without holding it in memory.
+        if upload.size > max(MAX_FILE_BYTES, MAX_ZIP_BYTES):
+            raise serializers.ValidationError(
+                {"file": [f"{upload.name} is {upload.size} bytes; the limit is {MAX_ZIP_BYTES}"]}
+            )
+        try:
+            version = bot_version_submit(bot=bot, filename=upload.name, data=upload.read())
+        except BadBot as exc:
+            raise serializers.ValidationError({"file": [str(exc)]}) from None
+        return Response(VersionSerializer(version).data, status=status.HTTP_201_CREATED)
+
+
+class BotVersionsApi(BotVersionListApi, BotVersionUploadApi):
+    """`/api/bots/{id}/versions/`: `GET` lists (anyone), `POST` uploads (the owner)."""
+
+    permission_classes = [IsAuthenticatedOrReadOnly]
+
+
+class BotVersionSourceApi(APIView):
+    """`GET /api/versions/{id}/source/`: the uploaded file, for the bot's owner only."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        responses={
+            (200, "application/octet-stream"): OpenApiTypes.BINARY,
+            403: OpenApiResponse(description="Not the bot's owner."),
+        },
+    )
+    def get(self, request: Request, version_id: int) -> FileResponse:
+        version = get_object_or_404(BotVersion.objects.select_related("bot"), pk=version_id)
+        _owned_bot(request, version.bot_id)
+        extension = ".zip" if version.file.name.endswith(".zip") else ".py"
+        return FileResponse(
+            version.file.open("rb"),
+            as_attachment=True,
+            filename=f"{version.bot.name}-v{version.number}{extension}",
+            content_type="application/zip" if extension == ".zip" else "text/x-python",
+        )

@@ -1,0 +1,139 @@
+"""REST API of matches: list with filters, detail with seats, log download."""
+
+from __future__ import annotations
+
+from django.http import FileResponse, Http404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from ladder.matches.models import Match
+from ladder.matches.selectors import match_detail, match_finished, match_list
+
+
+class MatchListApi(APIView):
+    """`GET /api/matches/?bot=&ruleset=&status=&after=&before=`: newest first, paginated."""
+
+    permission_classes = [AllowAny]
+    pagination_class = PageNumberPagination
+
+    class FilterSerializer(serializers.Serializer):
+        bot = serializers.IntegerField(required=False, help_text="A bot id: its matches.")
+        ruleset = serializers.CharField(required=False)
+        status = serializers.ChoiceField(choices=Match.Status.choices, required=False)
+        after = serializers.DateTimeField(required=False, help_text="Created at or after.")
+        before = serializers.DateTimeField(required=False, help_text="Created before.")
+
+    class OutputSerializer(serializers.Serializer):
+        class SeatSerializer(serializers.Serializer):
+            seat = serializers.IntegerField()
+            bot_id = serializers.IntegerField(source="bot_version.bot_id")
+            bot = serializers.CharField(source="bot_version.bot.name")
+            owner = serializers.CharField(source="bot_version.bot.owner.username")
+            version = serializers.IntegerField(source="bot_version.number")
+            place = serializers.IntegerField(allow_null=True)
+            total = serializers.IntegerField(allow_null=True)
+            forfeited = serializers.BooleanField()
+
+        id = serializers.IntegerField()
+        ruleset = serializers.CharField()
+        status = serializers.ChoiceField(choices=Match.Status.choices)
+        created = serializers.DateTimeField()
+        finished = serializers.DateTimeField(allow_null=True)
+        seats = SeatSerializer(many=True)
+
+    @extend_schema(parameters=[FilterSerializer], responses=OutputSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        # The selector's FilterSet parses the values (and answers 400 on a bad one); the
+        # serializer above only describes them for the schema.
+        matches = match_list(filters=request.query_params)
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(matches, request, view=self)
+        return paginator.get_paginated_response(self.OutputSerializer(page, many=True).data)
+
+
+class MatchDetailApi(APIView):
+    """`GET /api/matches/{id}/`: a match with its seats' results and rating changes."""
+
+    permission_classes = [AllowAny]
+
+    class OutputSerializer(serializers.Serializer):
+        class SeatSerializer(serializers.Serializer):
+            class RatingChangeSerializer(serializers.Serializer):
+                before = serializers.FloatField()
+                after = serializers.FloatField()
+                delta = serializers.FloatField()
+
+            seat = serializers.IntegerField(source="seat.seat")
+            bot_id = serializers.IntegerField(source="seat.bot_version.bot_id")
+            bot = serializers.CharField(source="seat.bot_version.bot.name")
+            owner = serializers.CharField(source="seat.bot_version.bot.owner.username")
+            version_id = serializers.IntegerField(source="seat.bot_version_id")
+            version = serializers.IntegerField(source="seat.bot_version.number")
+            place = serializers.IntegerField(source="seat.place", allow_null=True)
+            total = serializers.IntegerField(source="seat.total", allow_null=True)
+            forfeited = serializers.BooleanField(source="seat.forfeited")
+            forfeit_reason = serializers.CharField(source="seat.forfeit_reason")
+            decisions = serializers.IntegerField(source="seat.decisions")
+            think_ms = serializers.FloatField(source="seat.think_ms")
+            strikes = serializers.IntegerField(source="seat.strikes")
+            faults = serializers.DictField(
+                source="seat.faults",
+                child=serializers.IntegerField(),
+                help_text="Fault counts by kind (timeout, illegal, crashed, ...).",
+            )
+            rating_change = RatingChangeSerializer(
+                allow_null=True, help_text="Null until the match is rated."
+            )
+
+        id = serializers.IntegerField(source="match.id")
+        ruleset = serializers.CharField(source="match.ruleset")
+        variants = serializers.DictField(source="match.variants")
+        limits = serializers.DictField(source="match.limits")
+        status = serializers.ChoiceField(source="match.status", choices=Match.Status.choices)
+        failure_reason = serializers.CharField(source="match.failure_reason")
+        created = serializers.DateTimeField(source="match.created")
+        started = serializers.DateTimeField(source="match.started", allow_null=True)
+        finished = serializers.DateTimeField(source="match.finished", allow_null=True)
+        result = serializers.JSONField(source="match.result", allow_null=True)
+        log_sha256 = serializers.CharField(source="match.log_sha256")
+        seats = SeatSerializer(many=True)
+
+    @extend_schema(responses=OutputSerializer)
+    def get(self, request: Request, match_id: int) -> Response:
+        try:
+            detail = match_detail(match_id=match_id)
+        except Match.DoesNotExist:
+            raise Http404 from None
+        return Response(self.OutputSerializer(detail).data)
+
+
+class MatchLogApi(APIView):
+    """`GET /api/matches/{id}/log/`: the finished match's log (gzip-compressed JSON Lines).
+
+    `engine.log.read_log` reads it once decompressed; `grass verify` replays it.
+    """
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        responses={
+            (200, "application/gzip"): OpenApiTypes.BINARY,
+            404: OpenApiResponse(description="No such match, or it has not finished."),
+        }
+    )
+    def get(self, request: Request, match_id: int) -> FileResponse:
+        match = match_finished(match_id=match_id)
+        if match is None or not match.log:
+            raise Http404("No finished match with that id.")
+        return FileResponse(
+            match.log.open("rb"),
+            as_attachment=True,
+            filename=f"match-{match.pk}.jsonl.gz",
+            content_type="application/gzip",
+        )

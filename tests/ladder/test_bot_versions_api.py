@@ -1,0 +1,136 @@
+"""GET/POST /api/bots/{id}/versions/ and GET /api/versions/{id}/source/."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from ladder.bots.models import BotVersion
+from ladder.bots.selectors import bot_version_playing
+from ladder.bots.services import bot_create
+
+pytestmark = pytest.mark.django_db
+
+GREEDY = Path(__file__).resolve().parents[2] / "bots" / "examples" / "greedy" / "bot.py"
+BROKEN = b"def choose(self, obs:\n    return 'end'\n"
+
+
+def upload(client: Any, bot_id: int, name: str, data: bytes) -> Any:
+    return client.post(
+        f"/api/bots/{bot_id}/versions/",
+        {"file": SimpleUploadedFile(name, data)},
+        format="multipart",
+    )
+
+
+def test_the_owner_uploads_a_valid_bot(api: Any, owner: Any, sandbox_ready: None) -> None:
+    bot = bot_create(owner=owner, name="gus")
+
+    response = upload(api("owner"), bot.pk, "greedy.py", GREEDY.read_bytes())
+
+    assert response.status_code == 201, response.json()
+    body = response.json()
+    assert (body["number"], body["status"], body["validation_error"]) == (1, "valid", "")
+    assert body["size"] == len(GREEDY.read_bytes())
+    assert bot_version_playing(bot=bot).pk == body["id"]
+
+
+def test_a_broken_upload_is_invalid_and_the_valid_version_still_plays(
+    api: Any, valid_version: Any, sandbox_ready: None
+) -> None:
+    good = valid_version("mine")
+
+    response = upload(api("owner"), good.bot_id, "bot.py", BROKEN)
+
+    assert response.status_code == 201
+    body = response.json()
+    assert (body["number"], body["status"]) == (2, "invalid")
+    assert "SyntaxError" in body["validation_error"]
+    assert "Traceback (most recent call last)" in body["validation_error"]
+    assert bot_version_playing(bot=good.bot) == good
+    detail = api("anonymous").get(f"/api/bots/{good.bot_id}/").json()
+    assert detail["versions"]["playing"]["number"] == 1
+    assert detail["versions"]["latest"]["number"] == 2
+
+
+def test_an_unsafe_zip_is_refused_with_the_reason_and_nothing_is_stored(
+    api: Any, owner: Any
+) -> None:
+    bot = bot_create(owner=owner, name="mine")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("bot.py", "print('hi')\n")
+        archive.writestr("../escape.py", "print('out')\n")
+
+    response = upload(api("owner"), bot.pk, "evil.zip", buffer.getvalue())
+
+    assert response.status_code == 400
+    assert "outside the archive" in response.json()["file"][0]
+    assert not BotVersion.objects.exists()
+    assert not (Path(settings.MEDIA_ROOT) / "bots" / str(bot.pk)).exists()
+
+
+def test_an_upload_that_is_not_a_bot_file_is_refused(api: Any, owner: Any) -> None:
+    bot = bot_create(owner=owner, name="mine")
+
+    response = upload(api("owner"), bot.pk, "notes.txt", b"hello")
+
+    assert response.status_code == 400
+    assert "upload a .py file or a .zip archive" in response.json()["file"][0]
+    missing = api("owner").post(f"/api/bots/{bot.pk}/versions/", {}, format="multipart")
+    assert missing.status_code == 400 and "file" in missing.json()
+
+
+@pytest.mark.parametrize(("persona", "code"), [("stranger", 403), ("anonymous", 401)])
+def test_only_the_owner_uploads(api: Any, owner: Any, persona: str, code: int) -> None:
+    bot = bot_create(owner=owner, name="mine")
+
+    response = upload(api(persona), bot.pk, "bot.py", GREEDY.read_bytes())
+
+    assert response.status_code == code
+    assert not BotVersion.objects.exists()
+
+
+def test_uploading_to_a_missing_bot_is_404(api: Any) -> None:
+    assert upload(api("owner"), 12345, "bot.py", GREEDY.read_bytes()).status_code == 404
+
+
+def test_anyone_lists_a_bots_versions_newest_first(api: Any, valid_version: Any) -> None:
+    version = valid_version("mine")
+    BotVersion.objects.create(
+        bot=version.bot, number=2, sha256="0" * 64, size=1, status=BotVersion.Status.INVALID
+    )
+
+    response = api("anonymous").get(f"/api/bots/{version.bot_id}/versions/")
+
+    assert response.status_code == 200
+    assert [(v["number"], v["status"]) for v in response.json()["results"]] == [
+        (2, "invalid"),
+        (1, "valid"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("persona", "code"), [("owner", 200), ("stranger", 403), ("anonymous", 401)]
+)
+def test_only_the_owner_downloads_a_versions_source(
+    api: Any, valid_version: Any, example_file: Any, persona: str, code: int
+) -> None:
+    version = valid_version("mine")
+
+    response = api(persona).get(f"/api/versions/{version.pk}/source/")
+
+    assert response.status_code == code
+    if code == 200:
+        assert b"".join(response.streaming_content) == example_file("random")
+        assert response["Content-Disposition"] == 'attachment; filename="mine-v1.py"'
+
+
+def test_a_missing_versions_source_is_404(api: Any) -> None:
+    assert api("owner").get("/api/versions/12345/source/").status_code == 404
