@@ -1,13 +1,15 @@
-"""strong: determinized Monte Carlo planning of the card it plays each turn.
+"""strong: swaps first, then plans the card it plays by determinized Monte Carlo.
 
-At the start of each of its turns the bot samples complete games consistent with what it can
-see (`engine.sampling.sample_game` deals the unseen cards at random), tries every candidate
-play or discard in each sample, lets every seat play on with the greedy heuristic for a round
-of turns (a fair model of most opponents, and fast because it runs on the engine's own
-state), and scores the result: its running total plus its hand score if the hand ended now,
-minus the best opponent's. The candidate with the best mean over the samples drawn within the
-time budget is played; the same samples are used for every candidate, so differences between
-candidates are not drowned in dealing luck. All other decisions use the greedy heuristic.
+On its turn the bot first makes the forced swap that gains the most peddle value (greedy swaps
+last, after it may already have closed the market). Then, for the card to play, it samples
+complete games consistent with what it can see (`engine.sampling.sample_game` deals the unseen
+cards at random), tries greedy's move and a shortlist of alternatives (each kind of play once
+or twice, the two least useful discards) on the same samples, lets every seat play on for a
+round of turns (opponents as the greedy heuristic, a fair model of most of them and fast on the
+engine's own state; itself as itself), and scores each result: its running total plus its hand
+score if the hand ended now, minus the best opponent's. It plays an alternative only when its
+paired gain over greedy's move clears 2.5 standard errors; otherwise greedy's move. All other
+decisions use the greedy heuristic.
 """
 
 from __future__ import annotations
@@ -31,7 +33,6 @@ MAX_SAMPLES = 200
 MIN_SAMPLES = 6
 MARGIN_SE = 2.5
 """A move replaces greedy's only when its mean gain exceeds this many standard errors."""
-USE_MC = True
 
 
 class EngineView:
@@ -112,7 +113,7 @@ class StrongBot(Bot):
             swap = best_swap(obs.legal)
             if swap is not None:
                 return swap
-        if USE_MC and obs.phase == "turn" and not obs.raw["turn"]["played"]:
+        if obs.phase == "turn" and not obs.raw["turn"]["played"]:
             candidates = [a for a in obs.legal if a.startswith(("play ", "discard "))]
             if len(candidates) > 1:
                 return self.plan(obs, candidates)
