@@ -9,6 +9,10 @@
 | CELERY_BROKER_URL | `redis://127.0.0.1:6379/0` |
 | MEDIA_ROOT | `<repo>/media`: uploaded bots and match logs |
 | GRASS_SANDBOXED | true: bots run in the OS sandbox (false only on a machine without root) |
+| GRASS_MATCH_MAX_ATTEMPTS | 3: runs of one match before it is given up (failed for good) |
+| GRASS_MATCH_STALE_SECONDS | 1800: a match "running" longer than this lost its worker |
+| GRASS_MATCH_CAPACITY | 4 (2 per worker, 2 workers): most queued + running matches |
+| GRASS_VALIDATE_INLINE | false: uploads are validated by a Celery task (true: during the request) |
 
 Importing this module never touches the database, so the non-Django tests can load it.
 """
@@ -19,7 +23,7 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from ladder.env import database_from_url, env_bool, env_list, env_str
+from ladder.env import database_from_url, env_bool, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -143,3 +147,32 @@ CELERY_TASK_IGNORE_RESULT = True
 
 GRASS_SANDBOXED = env_bool("GRASS_SANDBOXED", True)
 """Run bots in the OS sandbox. Off only for development on a machine without root."""
+
+GRASS_MATCH_MAX_ATTEMPTS = env_int("GRASS_MATCH_MAX_ATTEMPTS", 3)
+"""How many times one match is run (claimed) before it is failed for good; see
+`ladder.matches.services.match_requeue_stale` and `match_retry_failed`."""
+GRASS_MATCH_STALE_SECONDS = env_int("GRASS_MATCH_STALE_SECONDS", 30 * 60)
+"""A match "running" for longer than this lost its worker (killed mid-match) and is requeued.
+It must exceed the longest real match, or a slow match would be played a second time."""
+GRASS_MATCH_CAPACITY = env_int("GRASS_MATCH_CAPACITY", 4)
+"""The matchmaker never lets queued + running matches exceed this: about 2 per worker, so a
+worker always finds the next match waiting and the queue never grows without bound."""
+GRASS_VALIDATE_INLINE = env_bool("GRASS_VALIDATE_INLINE", False)
+"""Validate an upload during the request (the author gets the verdict at once) instead of in
+the `validate_version` task. The tests turn it on; production enqueues the task."""
+
+# Celery beat (`celery -A ladder.celery beat`): the matchmaker keeps the queue filled, the sweep
+# puts lost and failed matches back. `expires`: a tick that waited behind long matches is
+# dropped rather than run late, since the next one is a few seconds away anyway.
+CELERY_BEAT_SCHEDULE = {
+    "matchmaker": {
+        "task": "ladder.matches.tasks.matchmaker_tick",
+        "schedule": 5.0,
+        "options": {"expires": 5.0},
+    },
+    "sweep": {
+        "task": "ladder.matches.tasks.sweep_matches",
+        "schedule": 60.0,
+        "options": {"expires": 60.0},
+    },
+}

@@ -28,3 +28,5 @@ DATABASES = {
 MEDIA_ROOT = Path(tempfile.mkdtemp(prefix="grass-test-media-"))
 # The fast hasher: the tests create users, they do not test password storage.
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+# Uploads are validated during the request, as the upload tests expect the verdict in the answer.
+GRASS_VALIDATE_INLINE = True

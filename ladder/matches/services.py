@@ -1,4 +1,12 @@
-"""Writing matches: creating one with its seats, and running it (claim, play, record, rate)."""
+"""Writing matches: creating one with its seats, running it (claim, play, record, rate), putting
+lost and failed runs back in the queue a bounded number of times.
+
+The retry rule: every claim of a match counts one attempt. A run that raises marks the match
+failed; a worker that dies mid-match leaves it "running" until `match_requeue_stale` notices.
+Either way the match is queued again while it has had fewer than GRASS_MATCH_MAX_ATTEMPTS
+attempts, and is otherwise failed for good ("gave up after N attempts"). A finished match is
+never queued again, so its ratings are applied exactly once.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +16,12 @@ import logging
 import random
 from collections import Counter
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
 from django.core.files.base import ContentFile
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -21,7 +30,12 @@ from engine.rules import RULESETS, Variants
 from ladder.bots.models import BotVersion
 from ladder.bots.selectors import bot_version_source
 from ladder.matches.models import Match, MatchSeat
-from ladder.matches.selectors import match_seats
+from ladder.matches.selectors import (
+    Candidate,
+    match_seats,
+    matches_active_count,
+    matchmaker_candidates,
+)
 from ladder.ratings.services import rating_apply
 
 logger = logging.getLogger(__name__)
@@ -58,11 +72,15 @@ def match_create(
             for index, version in enumerate(order)
         )
         if enqueue:
-            from ladder.matches.tasks import run_match
-
-            match_id = match.pk
-            transaction.on_commit(lambda: run_match.delay(match_id))
+            _enqueue_on_commit(match_id=match.pk)
     return match
+
+
+def _enqueue_on_commit(*, match_id: int) -> None:
+    # Imported here: tasks import services, not the other way round at import time.
+    from ladder.matches.tasks import run_match
+
+    transaction.on_commit(lambda: run_match.delay(match_id))
 
 
 def match_run(*, match_id: int) -> Match:
@@ -70,12 +88,16 @@ def match_run(*, match_id: int) -> Match:
 
     The match is claimed with a conditional update (queued -> running) that exactly one caller
     wins, so a duplicate delivery, or a match already running, finished or failed, does nothing.
-    Bots play with no transaction or lock held. The log, the seats' results, the status and the
-    rating changes are then written in one transaction. An exception marks the match failed
-    with the reason; `attempts` counts the claims.
+    The claim's `started` time is the claim's token: a worker thought dead whose match was
+    requeued and claimed again can no longer record or fail it. Bots play with no transaction
+    or lock held. The log, the seats' results, the status and the rating changes are then
+    written in one transaction. An exception marks the match failed with the reason;
+    `attempts` counts the claims, and `match_retry_failed` queues it again while it has
+    attempts left.
     """
+    started = timezone.now()
     claimed = Match.objects.filter(pk=match_id, status=Match.Status.QUEUED).update(
-        status=Match.Status.RUNNING, started=timezone.now(), attempts=F("attempts") + 1
+        status=Match.Status.RUNNING, started=started, attempts=F("attempts") + 1
     )
     if claimed != 1:
         logger.info("match %s: not queued, nothing to do", match_id)
@@ -91,22 +113,156 @@ def match_run(*, match_id: int) -> Match:
             limits=match.limits or None,
             sandboxed=settings.GRASS_SANDBOXED,
         )
-        return _match_record(match_id=match_id, seats=seats, played=played)
+        return _match_record(match_id=match_id, started=started, seats=seats, played=played)
     except Exception as exc:
         logger.exception("match %s failed", match_id)
         reason = f"{type(exc).__name__}: {exc}"[:FAILURE_REASON_CHARS]
-        Match.objects.filter(pk=match_id, status=Match.Status.RUNNING).update(
+        Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, started=started).update(
             status=Match.Status.FAILED, failure_reason=reason, finished=timezone.now()
         )
         return Match.objects.get(pk=match_id)
 
 
-def _match_record(*, match_id: int, seats: list[MatchSeat], played: MatchResult) -> Match:
+def _max_attempts() -> int:
+    return settings.GRASS_MATCH_MAX_ATTEMPTS
+
+
+def _gave_up(attempts: int) -> str:
+    return f"gave up after {attempts} attempts"
+
+
+def match_requeue_stale(*, older_than: timedelta | None = None) -> list[int]:
+    """Put back matches left "running" for longer than `older_than` (default
+    GRASS_MATCH_STALE_SECONDS): their worker was killed mid-match. Returns the requeued ids.
+
+    A match with fewer than GRASS_MATCH_MAX_ATTEMPTS attempts goes back to "queued" and is sent
+    to the workers after commit; one that has used them all is failed with the reason "gave up
+    after N attempts". Each match changes with a conditional update on its status and claim
+    time, so a worker that records the match meanwhile wins and the sweep leaves it alone.
+    """
+    if older_than is None:
+        older_than = timedelta(seconds=settings.GRASS_MATCH_STALE_SECONDS)
+    cutoff = timezone.now() - older_than
+    stale = Match.objects.filter(status=Match.Status.RUNNING, started__lt=cutoff)
+    requeued = []
+    for match_id, started, attempts in stale.values_list("id", "started", "attempts"):
+        if _requeue_or_give_up(
+            match_id=match_id, status=Match.Status.RUNNING, started=started, attempts=attempts
+        ):
+            requeued.append(match_id)
+    if requeued:
+        logger.warning("requeued matches lost by their workers: %s", requeued)
+    return requeued
+
+
+def match_retry_failed() -> list[int]:
+    """Queue again the failed matches that have had fewer than GRASS_MATCH_MAX_ATTEMPTS attempts
+    (sent to the workers after commit); returns their ids. `failure_reason` keeps the last
+    failure until the match finishes. A match given up on has used all its attempts, so it
+    stays failed.
+    """
+    failed = Match.objects.filter(status=Match.Status.FAILED, attempts__lt=_max_attempts())
+    requeued = []
+    for match_id, started, attempts in failed.values_list("id", "started", "attempts"):
+        if _requeue_or_give_up(
+            match_id=match_id, status=Match.Status.FAILED, started=started, attempts=attempts
+        ):
+            requeued.append(match_id)
+    return requeued
+
+
+def _requeue_or_give_up(
+    *, match_id: int, status: str, started: datetime | None, attempts: int
+) -> bool:
+    with transaction.atomic():
+        unchanged = Match.objects.filter(pk=match_id, status=status, started=started)
+        if attempts < _max_attempts():
+            if unchanged.update(status=Match.Status.QUEUED, started=None, finished=None) != 1:
+                return False
+            _enqueue_on_commit(match_id=match_id)
+            return True
+        unchanged.update(
+            status=Match.Status.FAILED, failure_reason=_gave_up(attempts), finished=timezone.now()
+        )
+        return False
+
+
+MATCHMAKER_LOCK = 0x6772617373
+"""The PostgreSQL advisory lock key that makes matchmaker runs take turns ("grass")."""
+RECENT = timedelta(hours=24)
+"""The matchmaker prefers bots with few games in this period."""
+
+
+def matchmaker_fill(
+    *,
+    ruleset: str = "modern",
+    seats: int = 4,
+    capacity: int | None = None,
+    rng: random.Random | None = None,
+) -> list[Match]:
+    """Queue matches until queued + running ones reach `capacity` (default
+    GRASS_MATCH_CAPACITY); returns the new matches, each sent to the workers after commit.
+
+    Each match is built around the bot with the fewest games in the last 24 hours (ties broken
+    at random by `rng`): the candidates are sorted by rating and the match takes the `seats`
+    bots (fewer if fewer can play) in a window of that order centred on it, so opponents are of
+    similar rating. A bot never holds two seats in one match; `match_create` shuffles the seats.
+    Fewer than 2 bots with a playable (valid) version: nothing is queued.
+
+    Runs in one transaction under an advisory lock on PostgreSQL, so two runs at once cannot
+    both count the same free capacity.
+    """
+    if not 2 <= seats <= 6:
+        raise ValueError(f"a match needs 2 to 6 seats, got {seats}")
+    if capacity is None:
+        capacity = settings.GRASS_MATCH_CAPACITY
+    rng = rng or random.Random()
+    created: list[Match] = []
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_xact_lock(%s)", [MATCHMAKER_LOCK])
+        free = capacity - matches_active_count()
+        if free <= 0:
+            return []
+        candidates = matchmaker_candidates(ruleset=ruleset, since=timezone.now() - RECENT)
+        size = min(seats, len(candidates))
+        if size < 2:
+            return []
+        games = {c.version.bot_id: c.recent_games for c in candidates}
+        for _ in range(free):
+            chosen = _matchmaker_pick(candidates, games=games, size=size, rng=rng)
+            created.append(
+                match_create(versions=[c.version for c in chosen], ruleset=ruleset, enqueue=True)
+            )
+            # Counted at once, so the next match of this run is built around another bot.
+            for c in chosen:
+                games[c.version.bot_id] += 1
+    return created
+
+
+def _matchmaker_pick(
+    candidates: list[Candidate], *, games: dict[int, int], size: int, rng: random.Random
+) -> list[Candidate]:
+    fewest = min(games.values())
+    pivot = rng.choice([c for c in candidates if games[c.version.bot_id] == fewest])
+    by_rating = sorted(candidates, key=lambda c: (c.rating, c.version.bot_id))
+    at = by_rating.index(pivot)
+    # Of the windows of `size` neighbours in rating order that hold the pivot, the narrowest.
+    starts = range(max(at - size + 1, 0), min(at, len(by_rating) - size) + 1)
+    start = min(starts, key=lambda i: by_rating[i + size - 1].rating - by_rating[i].rating)
+    return by_rating[start : start + size]
+
+
+def _match_record(
+    *, match_id: int, started: datetime, seats: list[MatchSeat], played: MatchResult
+) -> Match:
     # mtime=0: the same game always compresses to the same bytes, hence the same sha256.
     log = gzip.compress(played.log_text().encode(), mtime=0)
     with transaction.atomic():
         match = Match.objects.select_for_update().get(pk=match_id)
-        if match.status != Match.Status.RUNNING:
+        if match.status != Match.Status.RUNNING or match.started != started:
+            # Requeued while this worker played (it was thought lost): the newer claim records.
             return match
         for seat, report, place, total in zip(
             seats, played.seats, played.ranks, played.result["totals"], strict=True
@@ -137,6 +293,9 @@ def _match_record(*, match_id: int, seats: list[MatchSeat], played: MatchResult)
         match.result = played.result
         match.status = Match.Status.FINISHED
         match.finished = timezone.now()
-        match.save(update_fields=["log", "log_sha256", "result", "status", "finished"])
+        match.failure_reason = ""
+        match.save(
+            update_fields=["log", "log_sha256", "result", "status", "finished", "failure_reason"]
+        )
         rating_apply(match=match)
     return match

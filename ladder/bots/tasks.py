@@ -1,0 +1,21 @@
+"""Celery tasks of bots: thin, they take an id and call one service."""
+
+from __future__ import annotations
+
+from bots.runner.match import InfrastructureFault
+from ladder.bots.models import BotVersion
+from ladder.bots.services import bot_version_validate
+from ladder.celery import app
+
+
+# acks_late: a worker lost mid-validation leaves the message to be delivered again; a version
+# no longer pending is returned unchanged, so a second delivery changes nothing. A sandbox
+# that did not start is not the bot's fault: the version stays pending and the task retries.
+@app.task(
+    acks_late=True,
+    autoretry_for=(InfrastructureFault,),
+    retry_backoff=10,
+    max_retries=3,
+)
+def validate_version(version_id: int) -> None:
+    bot_version_validate(version=BotVersion.objects.select_related("bot").get(pk=version_id))

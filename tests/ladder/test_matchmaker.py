@@ -1,0 +1,135 @@
+"""The matchmaker: a plain function that keeps the queue filled up to the capacity."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from ladder.bots.models import BotVersion
+from ladder.bots.services import bot_version_upload
+from ladder.matches.models import Match
+from ladder.matches.services import match_create, matchmaker_fill
+from ladder.matches.tasks import run_match
+from ladder.ratings.models import BotRating
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def sent(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    ids: list[int] = []
+    monkeypatch.setattr(run_match, "delay", ids.append)
+    return ids
+
+
+@pytest.fixture
+def bots(valid_version: Any) -> Any:
+    """`make(ratings)`: one bot with a valid version per rating, named b0, b1, ..."""
+
+    def make(ratings: list[float]) -> list[BotVersion]:
+        versions = [valid_version(f"b{i}") for i in range(len(ratings))]
+        BotRating.objects.bulk_create(
+            BotRating(bot_id=v.bot_id, ruleset="modern", mu=mu)
+            for v, mu in zip(versions, ratings, strict=True)
+        )
+        return versions
+
+    return make
+
+
+def _bot_ids(match: Match) -> set[int]:
+    return {seat.bot_version.bot_id for seat in match.seats.select_related("bot_version")}
+
+
+def test_capacity_counts_queued_and_running_matches(
+    bots: Any, sent: list[int], django_capture_on_commit_callbacks: Any
+) -> None:
+    versions = bots([1500] * 4)
+    running = match_create(versions=versions[:2])
+    Match.objects.filter(pk=running.pk).update(status=Match.Status.RUNNING)
+    match_create(versions=versions[2:])
+    Match.objects.create(status=Match.Status.FINISHED)  # not counted
+
+    with django_capture_on_commit_callbacks(execute=True):
+        created = matchmaker_fill(capacity=5)
+    assert len(created) == 3
+    assert sent == [m.pk for m in created]  # enqueued after commit
+    assert matchmaker_fill(capacity=5) == []
+    assert Match.objects.filter(status__in=["queued", "running"]).count() == 5
+
+
+def test_the_least_played_bot_gets_a_seat(bots: Any, finished_match: Any) -> None:
+    versions = bots([1500, 1500, 1500, 1500, 1500])
+    for a, b in [(0, 1), (2, 3), (1, 4), (3, 4)]:
+        finished_match([versions[a], versions[b]], [1, 2])
+    # Games in the last 24 hours: b0 1, b1 2, b2 1, b3 2, b4 2.
+    for seed in range(5):
+        (match,) = matchmaker_fill(seats=2, capacity=1, rng=random.Random(seed))
+        assert _bot_ids(match) & {versions[0].bot_id, versions[2].bot_id}
+        match.delete()
+
+
+def test_opponents_have_similar_ratings(bots: Any, finished_match: Any) -> None:
+    versions = bots([1000, 1010, 1020, 1030, 2000, 2010, 2020, 2030])
+    # Everyone has played once except b5 (2010), whom the match is built around.
+    for a, b in [(0, 1), (2, 3), (4, 6), (7, 0)]:
+        finished_match([versions[a], versions[b]], [1, 2])
+
+    (match,) = matchmaker_fill(seats=4, capacity=1, rng=random.Random(1))
+
+    assert _bot_ids(match) == {v.bot_id for v in versions[4:]}
+    assert match.ruleset == "modern" and match.status == Match.Status.QUEUED
+
+
+def test_successive_matches_spread_over_the_bots_without_duplicates(bots: Any) -> None:
+    versions = bots([1200, 1400, 1500, 1500, 1600, 1800])
+    created = matchmaker_fill(seats=3, capacity=2, rng=random.Random(7))
+
+    assert len(created) == 2
+    seated = [_bot_ids(m) for m in created]
+    assert all(len(ids) == 3 for ids in seated)  # a bot never holds two seats
+    # The second match is built around a bot that has not played yet, so not one of the first's.
+    assert seated[1] - seated[0]
+    assert seated[0] | seated[1] <= {v.bot_id for v in versions}
+
+
+def test_a_match_takes_every_bot_when_fewer_than_the_seats_can_play(bots: Any) -> None:
+    versions = bots([1500, 1600, 1700])
+    (match,) = matchmaker_fill(seats=6, capacity=1)
+    assert _bot_ids(match) == {v.bot_id for v in versions}
+    assert match.seats.count() == 3
+
+
+def test_fewer_than_two_playable_bots_make_no_match(
+    valid_version: Any, owner: Any, example_file: Any
+) -> None:
+    assert matchmaker_fill(capacity=4) == []
+    lone = valid_version("lone")
+    assert matchmaker_fill(capacity=4) == []
+    pending = valid_version("pending")
+    BotVersion.objects.filter(pk=pending.pk).update(status=BotVersion.Status.PENDING)
+    assert matchmaker_fill(capacity=4) == []
+
+    # A bot plays its newest *valid* version: a newer pending upload does not bench it.
+    BotVersion.objects.filter(pk=pending.pk).update(status=BotVersion.Status.VALID)
+    bot_version_upload(bot=pending.bot, filename="bot.py", data=example_file("random"))
+    (match,) = matchmaker_fill(seats=2, capacity=1)
+    assert {s.bot_version_id for s in match.seats.all()} == {lone.pk, pending.pk}
+
+
+def test_beat_runs_the_matchmaker_and_the_sweep(bots: Any, settings: Any) -> None:
+    import ladder.bots.tasks  # noqa: F401  (registers the bots' tasks, as autodiscovery does)
+    from ladder.celery import app
+    from ladder.matches.tasks import matchmaker_tick, sweep_matches
+
+    for entry in settings.CELERY_BEAT_SCHEDULE.values():
+        assert entry["task"] in app.tasks
+    bots([1500, 1500])
+    settings.GRASS_MATCH_CAPACITY = 1
+    matchmaker_tick()
+    matchmaker_tick()
+    assert Match.objects.filter(status=Match.Status.QUEUED).count() == 1
+    sweep_matches()  # nothing lost or failed: nothing changes
+    assert Match.objects.filter(status=Match.Status.QUEUED).count() == 1
