@@ -70,7 +70,8 @@ WSGI_APPLICATION = "ladder.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [],
+        # The site's templates: one base page, then a folder per app (ladder/templates/).
+        "DIRS": [BASE_DIR / "ladder" / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -87,6 +88,13 @@ DATABASES = {
         "DATABASE_URL", env_str("DATABASE_URL", f"sqlite:///{BASE_DIR / 'ladder.sqlite3'}")
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The development database is shared by the web server, a worker and beat (`make run`):
+    # writers wait for the lock (IMMEDIATE takes it at the start of a transaction, so a reader
+    # never has to upgrade and fail) instead of failing with "database is locked".
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {"timeout": 20, "transaction_mode": "IMMEDIATE"}
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -96,12 +104,18 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "home"
+
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
+# The site's own stylesheet (ladder/static/ladder/site.css); nothing is loaded from a CDN.
+STATICFILES_DIRS = [BASE_DIR / "ladder" / "static"]
 STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "static")))
 # Uploaded bots and match logs go through Django's storage API only, so moving them to an
 # object store later is a STORAGES change, not a code change.

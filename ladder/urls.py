@@ -1,13 +1,19 @@
-"""URLs of the ladder site: the admin, the REST API under /api/, its schema and docs."""
+"""URLs of the ladder site: the HTML pages, the admin, the REST API under /api/, its schema
+and docs."""
 
 from django.contrib import admin
+from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from ladder.accounts.apis import SignupApi, TokenApi
+from ladder.accounts.views import signup_page
 from ladder.bots.apis import BotDetailApi, BotsApi, BotVersionsApi, BotVersionSourceApi
+from ladder.bots.views import bot_create_page, bot_page, bot_upload_page
 from ladder.matches.apis import MatchDetailApi, MatchListApi, MatchLogApi
+from ladder.matches.views import match_page
 from ladder.ratings.apis import LeaderboardApi
+from ladder.ratings.views import leaderboard_page
 
 api = [
     path("auth/signup/", SignupApi.as_view(), name="signup"),
@@ -30,7 +36,20 @@ api = [
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
 ]
 
+# The HTML pages' names differ from the API's ("signup" is the API's sign-up).
+pages = [
+    path("", leaderboard_page, name="home"),
+    path("bots/new/", bot_create_page, name="bot-new"),
+    path("bots/<int:bot_id>/", bot_page, name="bot-page"),
+    path("bots/<int:bot_id>/upload/", bot_upload_page, name="bot-upload"),
+    path("matches/<int:match_id>/", match_page, name="match-page"),
+    path("signup/", signup_page, name="signup-page"),
+    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+]
+
 urlpatterns = [
+    *pages,
     path("admin/", admin.site.urls),
     path("api/", include(api)),
 ]

@@ -118,6 +118,17 @@ def bot_game_counts(*, bot_id: int) -> GameCounts:
     return GameCounts(**counts)
 
 
+def bot_forfeits(*, bot_id: int, limit: int = 10) -> QuerySet[MatchSeat]:
+    """The bot's latest forfeited seats (a crash, three strikes), newest first, with the reason."""
+    return (
+        MatchSeat.objects.filter(
+            bot_version__bot_id=bot_id, forfeited=True, match__status=Match.Status.FINISHED
+        )
+        .select_related("match", "bot_version")
+        .order_by("-match__created", "-match_id")[:limit]
+    )
+
+
 def matches_active_count() -> int:
     """Matches waiting for or being played by a worker."""
     return Match.objects.filter(status__in=[Match.Status.QUEUED, Match.Status.RUNNING]).count()

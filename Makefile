@@ -1,0 +1,24 @@
+# Development commands: the same ones the README gives.
+#   make setup  set up this machine (deploy/setup.sh; as root on a fresh Debian 12)
+#   make test   the whole test suite
+#   make run    the whole site on this machine: web server, Celery worker and beat together
+PYTHON := .venv/bin/python
+
+.PHONY: setup test run
+
+setup:
+	bash deploy/setup.sh
+
+test:
+	$(PYTHON) -m pytest -q
+
+# The development defaults of ladder/settings.py: the SQLite file ladder.sqlite3, local Redis.
+# Uploads are validated during the request, so an author sees the verdict at once. The example
+# bots are created (and validated) on the first start; beat's matchmaker then queues their games
+# every 5 s. Ctrl-C stops all three processes. WEB_ADDR sets the address (127.0.0.1:8000).
+run: export DEBUG = true
+run: export GRASS_VALIDATE_INLINE = true
+run:
+	$(PYTHON) manage.py migrate --noinput
+	$(PYTHON) manage.py ladder_examples
+	.venv/bin/honcho start -f Procfile

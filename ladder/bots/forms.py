@@ -1,0 +1,27 @@
+"""HTML forms of bots: a new bot (its name), a new version (its file)."""
+
+from __future__ import annotations
+
+from django import forms
+
+from bots.runner.botfiles import MAX_FILE_BYTES, MAX_ZIP_BYTES
+
+
+class BotCreateForm(forms.Form):
+    name = forms.CharField(max_length=64, label="Bot name")
+
+
+class BotUploadForm(forms.Form):
+    file = forms.FileField(
+        label="Bot file", help_text="A .py file, or a .zip archive with bot.py at its top."
+    )
+
+    def clean_file(self) -> object:
+        upload = self.cleaned_data["file"]
+        # Checked before reading: a huge upload is refused without holding it in memory.
+        limit = max(MAX_FILE_BYTES, MAX_ZIP_BYTES)
+        if upload.size > limit:
+            raise forms.ValidationError(
+                f"{upload.name} is {upload.size} bytes; the limit is {limit}"
+            )
+        return upload

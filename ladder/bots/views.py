@@ -1,0 +1,89 @@
+"""HTML pages of bots: a bot's page, a new bot, uploading a version. Thin: selectors read,
+services write, the templates show."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+
+from bots.runner.botfiles import BadBot
+from ladder.bots.forms import BotCreateForm, BotUploadForm
+from ladder.bots.models import Bot, BotVersion
+from ladder.bots.selectors import bot_versions
+from ladder.bots.services import bot_create, bot_version_submit
+from ladder.matches.selectors import bot_forfeits, bot_game_counts, match_list
+from ladder.ratings.elo import DEFAULT_PARAMS, Rating, band
+from ladder.ratings.selectors import bot_ratings
+
+RECENT_MATCHES = 20
+
+
+def _is_owner(request: HttpRequest, bot: Bot) -> bool:
+    return request.user.is_authenticated and request.user.pk == bot.owner_id
+
+
+def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
+    """`/bots/<id>/`: owner, versions, ratings with bands, recent matches, faults."""
+    bot = get_object_or_404(Bot.objects.select_related("owner"), pk=bot_id)
+    ratings = []
+    for rating in bot_ratings(bot_id=bot.pk):
+        low, high = band(Rating(rating.mu, rating.games), DEFAULT_PARAMS)
+        ratings.append(
+            {
+                "ruleset": rating.ruleset,
+                "elo": round(rating.mu),
+                "band_low": round(low),
+                "band_high": round(high),
+                "games": rating.games,
+                "updated": rating.updated,
+            }
+        )
+    context = {
+        "bot": bot,
+        "is_owner": _is_owner(request, bot),
+        "versions": bot_versions(bot=bot),
+        "ratings": ratings,
+        "matches": match_list(filters={"bot": bot.pk})[:RECENT_MATCHES],
+        "counts": bot_game_counts(bot_id=bot.pk),
+        "forfeits": bot_forfeits(bot_id=bot.pk),
+    }
+    return render(request, "bots/bot.html", context)
+
+
+@login_required
+def bot_create_page(request: HttpRequest) -> HttpResponse:
+    """`/bots/new/`: a new bot of the signed-in user, then its upload form."""
+    form = BotCreateForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            bot = bot_create(owner=request.user, name=form.cleaned_data["name"])
+        except ValidationError as exc:
+            for field, errors in exc.message_dict.items():
+                form.add_error(field if field in form.fields else None, errors)
+        else:
+            return redirect("bot-upload", bot_id=bot.pk)
+    return render(request, "bots/new.html", {"form": form})
+
+
+@login_required
+def bot_upload_page(request: HttpRequest, bot_id: int) -> HttpResponse:
+    """`/bots/<id>/upload/`: a new version, for the bot's owner only (others get 403)."""
+    bot = get_object_or_404(Bot, pk=bot_id)
+    if not _is_owner(request, bot):
+        raise PermissionDenied("Only the bot's owner may upload versions.")
+    form = BotUploadForm(request.POST or None, request.FILES or None)
+    version = None
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["file"]
+        try:
+            version = bot_version_submit(bot=bot, filename=upload.name, data=upload.read())
+        except BadBot as exc:
+            form.add_error("file", str(exc))
+        else:
+            if version.status != BotVersion.Status.INVALID:
+                messages.success(request, f"Version {version.number} uploaded: {version.status}.")
+                return redirect("bot-page", bot_id=bot.pk)
+    return render(request, "bots/upload.html", {"bot": bot, "form": form, "version": version})

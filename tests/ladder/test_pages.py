@@ -1,0 +1,135 @@
+"""The HTML pages: leaderboard, bot, match, sign-up, log-in; what each persona sees."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from ladder.bots.models import BotVersion
+from ladder.matches.models import Match
+from ladder.ratings.services import rating_apply
+
+pytestmark = pytest.mark.django_db
+
+EXTERNAL_URL = re.compile(r"https?://(?!testserver[/:\"']|localhost|127\.0\.0\.1)")
+
+
+def _rated_match(valid_version: Any, finished_match: Any) -> Match:
+    a, b, c = valid_version("alpha"), valid_version("beta"), valid_version("gamma")
+    match = finished_match([a, b, c], [1, 2, 3])
+    match.result = {"hands": 2, "reason": "target", "hand_scores": [[10, 0, -5], [20, 5, 0]]}
+    match.save(update_fields=["result"])
+    seat = match.seats.get(seat=2)
+    seat.forfeited, seat.forfeit_reason = True, "crashed: exit code 1"
+    seat.faults = {"crashed": 1}
+    seat.save()
+    rating_apply(match=match)
+    return match
+
+
+def test_the_leaderboard_lists_rated_bots_with_bands(
+    client: Client, valid_version: Any, finished_match: Any
+) -> None:
+    _rated_match(valid_version, finished_match)
+    response = client.get("/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "<caption>" in html and 'scope="col"' in html
+    assert html.index("alpha") < html.index("beta") < html.index("gamma")
+    assert "±2 deviations; fewer games, wider band" in html
+    assert '<label for="id_ruleset">' in html
+    assert "/static/ladder/site.css" in html
+    # On a phone the secondary columns go: no sideways scrolling at 375 px.
+    assert "@media (max-width: 40rem)" in html and ".secondary { display: none; }" in html
+    assert 'class="secondary"' in html
+
+
+def test_the_leaderboard_filters_by_ruleset(
+    client: Client, valid_version: Any, finished_match: Any
+) -> None:
+    _rated_match(valid_version, finished_match)
+    html = client.get("/", {"ruleset": "classic"}).content.decode()
+    assert "alpha" not in html and "No bot has a rated game in the classic rules" in html
+    assert client.get("/", {"ruleset": "chess"}).status_code == 400
+
+
+def test_the_bot_page_shows_versions_ratings_matches_and_forfeits(
+    client: Client, valid_version: Any, finished_match: Any
+) -> None:
+    match = _rated_match(valid_version, finished_match)
+    gamma = match.seats.get(seat=2).bot_version.bot
+    response = client.get(f"/bots/{gamma.pk}/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "<h1>gamma</h1>" in html and "Owner: ann" in html
+    assert "modern" in html and re.search(r"\d+\u2013\d+", html)  # the band, low-high
+    assert f'href="/matches/{match.pk}/"' in html
+    assert "timed out in 0, crashed in 1" in html
+    assert "crashed: exit code 1" in html
+    assert client.get("/bots/999999/").status_code == 404
+
+
+def test_validation_errors_show_to_the_owner_only(
+    client: Client, owner: Any, stranger: Any, valid_version: Any
+) -> None:
+    version = valid_version("broken")
+    BotVersion.objects.filter(pk=version.pk).update(
+        status=BotVersion.Status.INVALID, validation_error="Traceback: secret detail"
+    )
+    url = f"/bots/{version.bot_id}/"
+    assert "secret detail" not in client.get(url).content.decode()
+    client.force_login(stranger)
+    assert "secret detail" not in client.get(url).content.decode()
+    client.force_login(owner)
+    assert "secret detail" in client.get(url).content.decode()
+
+
+def test_the_match_page_shows_seats_scores_and_the_log_link(
+    client: Client, valid_version: Any, finished_match: Any
+) -> None:
+    match = _rated_match(valid_version, finished_match)
+    response = client.get(f"/matches/{match.pk}/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    for text in ("Match", "modern", "finished", "alpha", "beta", "gamma", "crashed: exit code 1"):
+        assert text in html
+    assert "Scores by hand" in html and '<td class="num">-5</td>' in html
+    assert f'href="/api/matches/{match.pk}/log/"' in html
+    assert "→" in html  # rating changes, before -> after
+    assert client.get("/matches/999999/").status_code == 404
+
+
+def test_login_signup_and_new_bot_pages(client: Client, owner: Any) -> None:
+    html = client.get("/login/").content.decode()
+    assert '<label for="id_username">' in html and '<label for="id_password">' in html
+    assert client.get("/signup/").status_code == 200
+    response = client.post("/signup/", {"username": "cy", "password": "a-long-passphrase-9"})
+    assert response.status_code == 302
+    assert "Log out cy" in client.get("/").content.decode()
+    response = client.post("/bots/new/", {"name": "mybot"})
+    assert response.status_code == 302 and response["Location"].endswith("/upload/")
+    weak = Client().post("/signup/", {"username": "dee", "password": "123"})
+    assert weak.status_code == 200 and "password" in weak.content.decode().lower()
+
+
+def test_pages_load_nothing_from_other_sites(
+    client: Client, owner: Any, valid_version: Any, finished_match: Any
+) -> None:
+    match = _rated_match(valid_version, finished_match)
+    bot_id = match.seats.get(seat=0).bot_version.bot_id
+    client.force_login(owner)
+    for url in (
+        "/",
+        f"/bots/{bot_id}/",
+        f"/bots/{bot_id}/upload/",
+        f"/matches/{match.pk}/",
+        "/bots/new/",
+    ):
+        html = client.get(url).content.decode()
+        assert not EXTERNAL_URL.search(html), url
+    anonymous = Client()
+    for url in ("/login/", "/signup/"):
+        assert not EXTERNAL_URL.search(anonymous.get(url).content.decode()), url
