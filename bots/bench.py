@@ -82,7 +82,7 @@ def _startup_ms(sandboxed: bool, bot: bytes = ECHO_BOT) -> float:
     """Process start to the first reply (`ready`)."""
     from bots import protocol
     from bots.runner.botfiles import BotSource
-    from bots.runner.match import start_bot
+    from bots.runner.match import start_bot, stop_bot
 
     proc, box, folder = start_bot(BotSource("echo", {"bot.py": bot}), sandboxed)
     try:
@@ -91,13 +91,7 @@ def _startup_ms(sandboxed: bool, bot: bytes = ECHO_BOT) -> float:
         proc.readline(deadline)
         return (time.perf_counter() - proc.started) * 1000
     finally:
-        proc.close()
-        if box is not None:
-            box.destroy()
-        if folder is not None:
-            import shutil
-
-            shutil.rmtree(folder, ignore_errors=True)
+        stop_bot(proc, box, folder)
 
 
 def _bare_python_ms() -> float:
@@ -136,7 +130,7 @@ def _round_trips(sandboxed: bool, messages: list[bytes]) -> list[float]:
     """Milliseconds from writing each `act` message to reading its answer."""
     from bots import protocol
     from bots.runner.botfiles import BotSource
-    from bots.runner.match import start_bot
+    from bots.runner.match import start_bot, stop_bot
 
     proc, box, folder = start_bot(BotSource("echo", {"bot.py": ECHO_BOT}), sandboxed)
     times = []
@@ -150,13 +144,7 @@ def _round_trips(sandboxed: bool, messages: list[bytes]) -> list[float]:
             protocol.parse_reply(proc.readline(start + 5), "action", request)
             times.append((time.perf_counter() - start) * 1000)
     finally:
-        proc.close()
-        if box is not None:
-            box.destroy()
-        if folder is not None:
-            import shutil
-
-            shutil.rmtree(folder, ignore_errors=True)
+        stop_bot(proc, box, folder)
     return times
 
 

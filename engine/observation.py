@@ -18,7 +18,7 @@ def _sorted(cards: list[Card]) -> list[str]:
     return [c.value for c in sorted(cards, key=ORDER.__getitem__)]
 
 
-def redact(event: Event, seat: int | None) -> Event | None:
+def redact(event: Event, seat: int | None) -> Event:
     """The event as `seat` saw it (seat None: a spectator who sees only public facts).
 
     Private parts live under `secret` and are kept only for the seats in `see`; the `auto`
@@ -88,9 +88,8 @@ def observe(game: Game, seat: int, since: int | None = None) -> dict[str, Any]:
         },
         "deal": game.deal.public() if game.deal is not None else None,
         "history": [
-            shown
+            redact(event, seat)
             for event in game.events[game.hand_start_event if since is None else since :]
-            if (shown := redact(event, seat)) is not None
         ],
         "history_end": len(game.events),
     }

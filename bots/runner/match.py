@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -178,7 +179,7 @@ def play_match(
         _stop(seat)
 
     try:
-        _start_all(seats, tc, resources, sandboxed, game, seed, note, forfeit)
+        _start_all(seats, tc, resources, sandboxed, game, seed, forfeit)
         reported = hand_start = 0
         while not game.over:
             seat = seats[game.to_act]
@@ -204,12 +205,7 @@ def play_match(
     finally:
         for seat in seats:
             _stop(seat)
-            if seat.box is not None:
-                seat.box.destroy()
-            if seat.plain_dir is not None:
-                import shutil
-
-                shutil.rmtree(seat.plain_dir, ignore_errors=True)
+            stop_bot(seat.proc, seat.box, seat.plain_dir)
     result = game.result
     ranks = forfeit_ranks(result["totals"], [s.report.forfeited for s in seats])
     events = _merge(game.events, notes)
@@ -266,6 +262,16 @@ def start_bot(
     return BotProcess(argv, env={"PATH": "/usr/bin:/bin"}), None, folder
 
 
+def stop_bot(proc: BotProcess | None, box: Box | None, folder: Path | None) -> None:
+    """Undo `start_bot`: kill the process and all it started, remove its box and files."""
+    if proc is not None:
+        proc.close()
+    if box is not None:
+        box.destroy()
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def _start_all(
     seats: list[_Seat],
     tc: TimeControl,
@@ -273,7 +279,6 @@ def _start_all(
     sandboxed: bool,
     game: Game,
     seed: int,
-    note: Any,
     forfeit: Any,
 ) -> None:
     """Start every bot at once, then wait for each `ready`: start-ups overlap."""
@@ -299,10 +304,10 @@ def _start_all(
         except (BotTimeout, BotGone, LineTooLong, ProtocolError) as exc:
             forfeit(seat, f"did not start: {exc}")
             continue
-        _rest(seat, tc)
+        _rest(seat)
 
 
-def _rest(seat: _Seat, tc: TimeControl) -> None:
+def _rest(seat: _Seat) -> None:
     """After a reply: remember the CPU clock, and freeze a bot known to work off-turn."""
     if seat.box is not None:
         seat.cpu_at_reply = seat.box.cpu_ns()
@@ -368,7 +373,7 @@ def _decide(game: Game, seat: _Seat, tc: TimeControl, note: Any, forfeit: Any) -
         elapsed = (time.perf_counter() - start) * 1000
         seat.report.timeouts += 1
         _account(seat, tc, elapsed, cpu_before)
-        _rest(seat, tc)
+        _rest(seat)
         return _strike(game, seat, tc, "timeout", f"no answer in {elapsed:.0f} ms", note, forfeit)
     except (BotGone, LineTooLong) as exc:
         _account(seat, tc, (time.perf_counter() - start) * 1000, cpu_before)
@@ -383,10 +388,10 @@ def _decide(game: Game, seat: _Seat, tc: TimeControl, note: Any, forfeit: Any) -
         return safe_default(legal)
     except _Strike as strike:
         _account(seat, tc, (time.perf_counter() - start) * 1000, cpu_before)
-        _rest(seat, tc)
+        _rest(seat)
         return _strike(game, seat, tc, strike.kind, strike.detail, note, forfeit)
     _account(seat, tc, (time.perf_counter() - start) * 1000, cpu_before)
-    _rest(seat, tc)
+    _rest(seat)
     if action not in game.moves:
         shown = action[:200]
         return _strike(game, seat, tc, "illegal", f"illegal action {shown!r}", note, forfeit)

@@ -24,7 +24,6 @@ from ladder.bots.models import Bot, BotVersion
 from ladder.bots.selectors import bot_list, bot_version_summary, bot_versions
 from ladder.bots.services import bot_create, bot_version_submit
 from ladder.matches.selectors import bot_game_counts
-from ladder.ratings.elo import DEFAULT_PARAMS, Rating, band
 from ladder.ratings.selectors import bot_ratings
 
 
@@ -142,18 +141,16 @@ class BotDetailApi(APIView):
         bot = get_object_or_404(Bot.objects.select_related("owner"), pk=bot_id)
         versions = bot_version_summary(bot=bot)
         counts = bot_game_counts(bot_id=bot.pk)
-        ratings = []
-        for rating in bot_ratings(bot_id=bot.pk):
-            low, high = band(Rating(rating.mu, rating.games), DEFAULT_PARAMS)
-            ratings.append(
-                {
-                    "ruleset": rating.ruleset,
-                    "elo": round(rating.mu),
-                    "band": [round(low), round(high)],
-                    "games": rating.games,
-                    "updated": rating.updated,
-                }
-            )
+        ratings = [
+            {
+                "ruleset": row.ruleset,
+                "elo": row.elo,
+                "band": [row.band_low, row.band_high],
+                "games": row.games,
+                "updated": row.updated,
+            }
+            for row in bot_ratings(bot_id=bot.pk)
+        ]
         body = {
             "id": bot.pk,
             "name": bot.name,

@@ -15,7 +15,6 @@ from ladder.bots.models import Bot, BotVersion
 from ladder.bots.selectors import bot_versions
 from ladder.bots.services import bot_create, bot_version_submit
 from ladder.matches.selectors import bot_forfeits, bot_game_counts, match_list
-from ladder.ratings.elo import DEFAULT_PARAMS, Rating, band
 from ladder.ratings.selectors import bot_ratings
 
 RECENT_MATCHES = 20
@@ -28,24 +27,11 @@ def _is_owner(request: HttpRequest, bot: Bot) -> bool:
 def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     """`/bots/<id>/`: owner, versions, ratings with bands, recent matches, faults."""
     bot = get_object_or_404(Bot.objects.select_related("owner"), pk=bot_id)
-    ratings = []
-    for rating in bot_ratings(bot_id=bot.pk):
-        low, high = band(Rating(rating.mu, rating.games), DEFAULT_PARAMS)
-        ratings.append(
-            {
-                "ruleset": rating.ruleset,
-                "elo": round(rating.mu),
-                "band_low": round(low),
-                "band_high": round(high),
-                "games": rating.games,
-                "updated": rating.updated,
-            }
-        )
     context = {
         "bot": bot,
         "is_owner": _is_owner(request, bot),
         "versions": bot_versions(bot=bot),
-        "ratings": ratings,
+        "ratings": bot_ratings(bot_id=bot.pk),
         "matches": match_list(filters={"bot": bot.pk})[:RECENT_MATCHES],
         "counts": bot_game_counts(bot_id=bot.pk),
         "forfeits": bot_forfeits(bot_id=bot.pk),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Q
 
 from ladder.ratings.elo import DEFAULT_PARAMS, EloParams, Rating, band
 from ladder.ratings.models import BotRating, RatingChange
@@ -69,6 +69,29 @@ def rating_history(*, ruleset: str) -> list[list[tuple[int, int]]]:
     return list(games.values())
 
 
-def bot_ratings(*, bot_id: int) -> QuerySet[BotRating]:
-    """The bot's rating in each ruleset it has played, by ruleset name."""
-    return BotRating.objects.filter(bot_id=bot_id).order_by("ruleset")
+@dataclass(frozen=True)
+class BotRatingRow:
+    ruleset: str
+    elo: int
+    band_low: int
+    band_high: int
+    games: int
+    updated: datetime
+
+
+def bot_ratings(*, bot_id: int, params: EloParams = DEFAULT_PARAMS) -> list[BotRatingRow]:
+    """The bot's rating in each ruleset it has played, by ruleset name, with its band."""
+    rows = []
+    for rating in BotRating.objects.filter(bot_id=bot_id).order_by("ruleset"):
+        low, high = band(Rating(rating.mu, rating.games), params)
+        rows.append(
+            BotRatingRow(
+                ruleset=rating.ruleset,
+                elo=round(rating.mu),
+                band_low=round(low),
+                band_high=round(high),
+                games=rating.games,
+                updated=rating.updated,
+            )
+        )
+    return rows
