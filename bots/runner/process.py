@@ -89,8 +89,9 @@ class BotProcess:
                 continue
             except BlockingIOError:
                 pass
-            except (BrokenPipeError, OSError) as exc:
-                raise BotGone(f"stdin closed ({exc.__class__.__name__})") from None
+            except OSError:
+                # Usually the bot has exited: say how, as a failed read would.
+                raise BotGone(self.exit_reason()) from None
             remaining = deadline - time.perf_counter()
             if remaining <= 0:
                 raise BotTimeout("the bot did not read its input in time")
@@ -173,7 +174,7 @@ class BotProcess:
             try:
                 code = self.proc.wait(timeout=0.2)
             except subprocess.TimeoutExpired:
-                return "closed its stdout"
+                return "closed its stdout or stdin"
         if code < 0:
             try:
                 name = signal.Signals(-code).name
