@@ -15,6 +15,10 @@ command -v setpriv >/dev/null || need_apt+=(util-linux)
 # The ladder site: PostgreSQL (its tests run on it) and Redis (Celery's broker).
 command -v pg_ctlcluster >/dev/null || need_apt+=(postgresql)
 command -v redis-server >/dev/null || need_apt+=(redis-server)
+# wrk: the load tool of the leaderboard latency benchmark (loopback HTTP).
+command -v wrk >/dev/null || need_apt+=(wrk)
+# chromium: the browser tests drive Debian's headless Chromium through Playwright.
+command -v chromium >/dev/null || need_apt+=(chromium)
 if [ ${#need_apt[@]} -gt 0 ]; then
     if [ "$(id -u)" -ne 0 ]; then echo "setup: need root to install: ${need_apt[*]}" >&2; exit 1; fi
     apt-get update -qq
