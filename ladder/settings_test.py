@@ -24,6 +24,8 @@ DATABASES = {
         env_str("GRASS_TEST_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/grass_test"),
     )
 }
+# The tests' own Redis database, so a test run never feeds a developer's workers (or theirs).
+CELERY_BROKER_URL = env_str("GRASS_TEST_BROKER_URL", "redis://127.0.0.1:6379/9")
 # Uploaded bots and logs of test runs land in a throw-away folder.
 MEDIA_ROOT = Path(tempfile.mkdtemp(prefix="grass-test-media-"))
 # The fast hasher: the tests create users, they do not test password storage.

@@ -47,7 +47,11 @@ class Match(models.Model):
     log_sha256 = models.CharField(max_length=64, blank=True)
     result = models.JSONField(null=True, blank=True)
     """The engine's result line: totals, per-hand scores, ranks."""
-    # Tournaments (a later step) will add a nullable foreign key to their round here.
+    rated = models.BooleanField(default=True)
+    """Whether the result feeds ladder Elo (tournament games do only if the organiser says so)."""
+    time_control = models.JSONField(default=dict, blank=True)
+    """`bots.runner.match.TimeControl` fields that differ from the ladder's defaults."""
+    # A tournament's games point here from `tournaments.TableGame`; a match knows nothing of them.
 
     class Meta:
         verbose_name_plural = "matches"

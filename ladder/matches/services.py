@@ -16,6 +16,7 @@ import logging
 import random
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import fields
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -25,7 +26,7 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from bots.runner.match import MatchResult, play_match
+from bots.runner.match import MatchResult, TimeControl, play_match
 from engine.rules import RULESETS, Variants
 from ladder.bots.models import BotVersion
 from ladder.bots.selectors import bot_version_source
@@ -36,6 +37,7 @@ from ladder.matches.selectors import (
     matches_active_count,
     matchmaker_candidates,
 )
+from ladder.matches.signals import match_settled
 from ladder.ratings.services import rating_apply
 
 logger = logging.getLogger(__name__)
@@ -49,12 +51,19 @@ def match_create(
     ruleset: str = "modern",
     variants: dict[str, Any] | None = None,
     limits: dict[str, int] | None = None,
+    seed: int | None = None,
+    shuffle: bool = True,
+    rated: bool = True,
+    time_control: dict[str, int] | None = None,
     enqueue: bool = False,
 ) -> Match:
     """A queued match between `versions`, seated in a random order that is recorded.
 
-    With `enqueue`, the match is sent to the workers once the surrounding transaction commits
-    (never before: a worker must find the row).
+    `shuffle=False` seats them in the order given (a tournament's seat rotations, a benchmark
+    that replays the same games); `seed` fixes the shuffle of the cards (duplicate tables).
+    `rated=False` keeps the result out of ladder Elo. `time_control` overrides fields of
+    `TimeControl`. With `enqueue`, the match is sent to the workers once the surrounding
+    transaction commits (never before: a worker must find the row).
     """
     if not 2 <= len(versions) <= 6:
         raise ValueError(f"a match needs 2 to 6 bots, got {len(versions)}")
@@ -63,10 +72,23 @@ def match_create(
     if ruleset not in RULESETS:
         raise ValueError(f"unknown ruleset {ruleset!r}; rulesets are: {', '.join(RULESETS)}")
     variants = Variants.from_dict(variants or {}).as_dict()
+    time_control = time_control or {}
+    unknown = set(time_control) - {f.name for f in fields(TimeControl)}
+    if unknown:
+        raise ValueError(f"unknown time control fields: {', '.join(sorted(unknown))}")
     order = list(versions)
-    random.SystemRandom().shuffle(order)
+    if shuffle:
+        random.SystemRandom().shuffle(order)
+    extra: dict[str, Any] = {} if seed is None else {"seed": seed}
     with transaction.atomic():
-        match = Match.objects.create(ruleset=ruleset, variants=variants, limits=limits or {})
+        match = Match.objects.create(
+            ruleset=ruleset,
+            variants=variants,
+            limits=limits or {},
+            rated=rated,
+            time_control=time_control,
+            **extra,
+        )
         MatchSeat.objects.bulk_create(
             MatchSeat(match=match, seat=index, bot_version=version)
             for index, version in enumerate(order)
@@ -111,16 +133,29 @@ def match_run(*, match_id: int) -> Match:
             variants=Variants.from_dict(match.variants),
             seed=match.seed,
             limits=match.limits or None,
+            time_control=TimeControl(**match.time_control),
             sandboxed=settings.GRASS_SANDBOXED,
         )
         return _match_record(match_id=match_id, started=started, seats=seats, played=played)
     except Exception as exc:
         logger.exception("match %s failed", match_id)
         reason = f"{type(exc).__name__}: {exc}"[:FAILURE_REASON_CHARS]
-        Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, started=started).update(
-            status=Match.Status.FAILED, failure_reason=reason, finished=timezone.now()
-        )
-        return Match.objects.get(pk=match_id)
+        with transaction.atomic():
+            failed = Match.objects.filter(
+                pk=match_id, status=Match.Status.RUNNING, started=started
+            ).update(status=Match.Status.FAILED, failure_reason=reason, finished=timezone.now())
+            match = Match.objects.get(pk=match_id)
+            if failed and match.attempts >= _max_attempts():
+                _settle_on_commit(match)
+        return match
+
+
+def _settle_on_commit(match: Match) -> None:
+    """Tell listeners (tournaments) that `match` is settled, once the transaction commits."""
+    match_id, status = match.pk, match.status
+    transaction.on_commit(
+        lambda: match_settled.send(sender=Match, match_id=match_id, status=status)
+    )
 
 
 def _max_attempts() -> int:
@@ -181,9 +216,10 @@ def _requeue_or_give_up(
                 return False
             _enqueue_on_commit(match_id=match_id)
             return True
-        unchanged.update(
+        if unchanged.update(
             status=Match.Status.FAILED, failure_reason=_gave_up(attempts), finished=timezone.now()
-        )
+        ):
+            _settle_on_commit(Match.objects.get(pk=match_id))
         return False
 
 
@@ -297,5 +333,7 @@ def _match_record(
         match.save(
             update_fields=["log", "log_sha256", "result", "status", "finished", "failure_reason"]
         )
-        rating_apply(match=match)
+        if match.rated:
+            rating_apply(match=match)
+        _settle_on_commit(match)
     return match
