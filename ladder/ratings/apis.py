@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.pagination import PageNumberPagination
@@ -11,7 +13,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from engine.rules import RULESETS
-from ladder.ratings.selectors import leaderboard
+from ladder.ratings.selectors import LeaderboardRow, leaderboard
+
+_datetime = serializers.DateTimeField()
 
 
 class LeaderboardApi(APIView):
@@ -49,4 +53,20 @@ class LeaderboardApi(APIView):
         rows = leaderboard(ruleset=query.validated_data["ruleset"])
         paginator = self.pagination_class()
         page = paginator.paginate_queryset(rows, request, view=self)  # type: ignore[arg-type]
-        return paginator.get_paginated_response(self.OutputSerializer(page, many=True).data)
+        return paginator.get_paginated_response([self.output(row) for row in page or []])
+
+    @staticmethod
+    def output(row: LeaderboardRow) -> dict[str, Any]:
+        """What OutputSerializer gives for `row` (the tests hold them equal), built directly:
+        the serializer's field machinery cost about 40% of the request's CPU time."""
+        return {
+            "rank": row.rank,
+            "bot_id": row.bot_id,
+            "bot": row.bot,
+            "owner": row.owner,
+            "elo": row.elo,
+            "band": [row.band_low, row.band_high],
+            "games": row.games,
+            "win_rate": row.win_rate,
+            "last_game": _datetime.to_representation(row.last_game),
+        }

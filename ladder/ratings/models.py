@@ -3,6 +3,10 @@
 The maths is in ladder/ratings/elo.py (no Django there); these tables only hold its inputs and
 outputs. A RatingChange row per bot per match is the audit trail: replaying them in order with
 `elo.recompute` gives the current BotRating rows back.
+
+`BotRating.wins` is denormalised from RatingChange (the number of its rows with place 1), kept by
+`services.rating_apply` in the same transaction, so the leaderboard never counts 4 million rows.
+`services.rating_wins_recount` rebuilds it from the changes.
 """
 
 from __future__ import annotations
@@ -16,6 +20,9 @@ class BotRating(models.Model):
     ruleset = models.CharField(max_length=16)
     mu = models.FloatField()
     games = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)
+    """Rated games of `games` finished in first place (a shared first counts): the number of this
+    bot's RatingChange rows in this ruleset with place 1."""
     updated = models.DateTimeField(default=timezone.now)
     """When the last rated game changed this rating."""
 
@@ -25,7 +32,11 @@ class BotRating(models.Model):
                 fields=["bot", "ruleset"], name="bot_rating_unique_per_ruleset"
             ),
         ]
-        indexes = [models.Index(fields=["ruleset", "-mu"])]
+        indexes = [
+            # The leaderboard's order, tie-break included, so a page is an index range scan
+            # (selectors.Leaderboard).
+            models.Index(fields=["ruleset", "-mu", "bot"], name="bot_rating_board"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.bot} {self.ruleset}: {self.mu:.0f} ({self.games} games)"

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any, overload
 
-from django.db.models import Count, Q
+from django.contrib.auth import get_user_model
+from django.db.models import QuerySet
 
 from ladder.ratings.elo import DEFAULT_PARAMS, EloParams, Rating, band
 from ladder.ratings.models import BotRating, RatingChange
@@ -26,37 +29,112 @@ class LeaderboardRow:
     last_game: datetime
 
 
-def leaderboard(*, ruleset: str, params: EloParams = DEFAULT_PARAMS) -> list[LeaderboardRow]:
-    """Every bot rated in `ruleset`, best first (equal ratings in bot id order)."""
-    ratings = (
-        BotRating.objects.filter(ruleset=ruleset, games__gt=0)
-        .select_related("bot__owner")
-        .annotate(
-            wins=Count(
-                "bot__rating_changes",
-                filter=Q(bot__rating_changes__ruleset=ruleset, bot__rating_changes__place=1),
-            )
+class Leaderboard:
+    """The bots rated in one ruleset, best first (equal ratings in bot id order), read a page at
+    a time: `len()` is one COUNT, a slice one LIMIT/OFFSET query over the (ruleset, -mu, bot)
+    index (two from `deep` on), its rows ranked by their position in the whole board. Django's
+    Paginator and DRF's pagination take it like a queryset.
+    """
+
+    deep = 1_000
+    """From this offset on, a page reads its bot ids from the index first, then joins only
+    those: a single query would join every row above the page (PostgreSQL then prefers joining
+    and sorting the whole board)."""
+
+    def __init__(self, *, ruleset: str, params: EloParams = DEFAULT_PARAMS) -> None:
+        self.ruleset = ruleset
+        self.params = params
+        self._count: int | None = None
+
+    def _ratings(self) -> QuerySet[BotRating]:
+        return BotRating.objects.filter(ruleset=self.ruleset, games__gt=0)
+
+    def __len__(self) -> int:
+        if self._count is None:
+            self._count = self._ratings().count()
+        return self._count
+
+    def count(self) -> int:
+        return len(self)
+
+    @overload
+    def __getitem__(self, index: int) -> LeaderboardRow: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[LeaderboardRow]: ...
+
+    def __getitem__(self, index: int | slice) -> LeaderboardRow | list[LeaderboardRow]:
+        if isinstance(index, int):
+            if index < 0:
+                raise IndexError("negative leaderboard positions are not supported")
+            rows = self[index : index + 1]
+            if not rows:
+                raise IndexError(index)
+            return rows[0]
+        start, stop, step = index.start or 0, index.stop, index.step
+        if start < 0 or (stop is not None and stop < 0) or step not in (None, 1):
+            raise ValueError("a leaderboard slice is [start:stop] with non-negative bounds")
+        if stop is not None and stop <= start:
+            return []
+        if start < self.deep:
+            # One query: a range scan of the (ruleset, -mu, bot) index joined row by row.
+            rows = list(self.rows()[start:stop])
+        else:
+            # A deep page: its bot ids from the index alone, then only their rows joined, so
+            # the database never joins (or sorts) the thousands of rows above the page.
+            page = list(self.order()[start:stop])
+            found = {values[0]: values for values in self.rows().filter(bot_id__in=page)}
+            rows = [found[bot_id] for bot_id in page if bot_id in found]
+        return [self._row(rank, *values) for rank, values in enumerate(rows, start=start + 1)]
+
+    def order(self) -> QuerySet[BotRating, int]:
+        """The bot ids of the whole board in order (an index scan of (ruleset, -mu, bot)); slice
+        it for a page."""
+        return self._ratings().order_by("-mu", "bot_id").values_list("bot_id", flat=True)
+
+    def rows(self) -> QuerySet[BotRating, tuple[Any, ...]]:
+        """The whole board in order, as tuples of the columns a row shows (three model instances
+        per row would cost more than the query)."""
+        username = f"bot__owner__{get_user_model().USERNAME_FIELD}"
+        return (
+            self._ratings()
+            .order_by("-mu", "bot_id")
+            .values_list("bot_id", "bot__name", username, "mu", "games", "wins", "updated")
         )
-        .order_by("-mu", "bot_id")
-    )
-    rows = []
-    for rank, rating in enumerate(ratings, start=1):
-        low, high = band(Rating(rating.mu, rating.games), params)
-        rows.append(
-            LeaderboardRow(
-                rank=rank,
-                bot_id=rating.bot_id,
-                bot=rating.bot.name,
-                owner=rating.bot.owner.get_username(),
-                elo=round(rating.mu),
-                band_low=round(low),
-                band_high=round(high),
-                games=rating.games,
-                win_rate=round(rating.wins / rating.games, 4),
-                last_game=rating.updated,
-            )
+
+    def __iter__(self) -> Iterator[LeaderboardRow]:
+        return iter(self[0:])
+
+    def _row(
+        self,
+        rank: int,
+        bot_id: int,
+        bot: str,
+        owner: str,
+        mu: float,
+        games: int,
+        wins: int,
+        updated: datetime,
+    ) -> LeaderboardRow:
+        low, high = band(Rating(mu, games), self.params)
+        return LeaderboardRow(
+            rank=rank,
+            bot_id=bot_id,
+            bot=bot,
+            owner=owner,
+            elo=round(mu),
+            band_low=round(low),
+            band_high=round(high),
+            games=games,
+            win_rate=round(wins / games, 4),
+            last_game=updated,
         )
-    return rows
+
+
+def leaderboard(*, ruleset: str, params: EloParams = DEFAULT_PARAMS) -> Leaderboard:
+    """Every bot rated in `ruleset`, best first (equal ratings in bot id order), as a lazy
+    sequence: slice it (or hand it to a paginator) to read one page."""
+    return Leaderboard(ruleset=ruleset, params=params)
 
 
 def rating_history(*, ruleset: str) -> list[list[tuple[int, int]]]:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from django.db import transaction
+from django.db import models, transaction
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from ladder.matches.models import Match, MatchSeat
@@ -59,8 +60,33 @@ def rating_apply(*, match: Match, params: EloParams = DEFAULT_PARAMS) -> list[Ra
             for bot_id, place, old, new in zip(bot_ids, places, before, after, strict=True)
         ]
         RatingChange.objects.bulk_create(changes)
-        for bot_id, new in zip(bot_ids, after, strict=True):
+        for bot_id, place, new in zip(bot_ids, places, after, strict=True):
             row = rows[bot_id]
             row.mu, row.games, row.updated = new.mu, new.games, now
-        BotRating.objects.bulk_update(rows.values(), ["mu", "games", "updated"])
+            if place == 1:
+                row.wins += 1
+        BotRating.objects.bulk_update(rows.values(), ["mu", "games", "wins", "updated"])
     return changes
+
+
+def rating_wins_recount(
+    *, rating_model: type[models.Model] = BotRating, change_model: type[models.Model] = RatingChange
+) -> int:
+    """Set every BotRating's `wins` to its number of RatingChange rows with place 1 in the same
+    ruleset, in one UPDATE; returns the number of ratings updated.
+
+    The migration that added `wins` runs this with its historical models (hence the model
+    arguments); it also repairs the column should it ever disagree with the changes.
+    """
+    firsts = (
+        change_model.objects.filter(
+            bot_id=models.OuterRef("bot_id"), ruleset=models.OuterRef("ruleset"), place=1
+        )
+        .order_by()
+        .values("bot_id")
+        .annotate(n=models.Count("id"))
+        .values("n")
+    )
+    return rating_model.objects.update(
+        wins=Coalesce(models.Subquery(firsts, output_field=models.IntegerField()), 0)
+    )

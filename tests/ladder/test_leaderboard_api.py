@@ -7,6 +7,9 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
+from ladder.ratings.apis import LeaderboardApi
+from ladder.ratings.models import BotRating
+from ladder.ratings.selectors import Leaderboard, leaderboard
 from ladder.ratings.services import rating_apply
 
 pytestmark = pytest.mark.django_db
@@ -46,3 +49,75 @@ def test_an_unknown_ruleset_is_a_bad_request() -> None:
     response = APIClient().get("/api/leaderboard/", {"ruleset": "chess"})
     assert response.status_code == 400
     assert "ruleset" in response.json()
+
+
+def _board(bots: int, *, ties: bool = False) -> list[int]:
+    """`bots` rated bots straight in the database (their ratings distinct unless `ties`): the
+    bot ids, best first as the leaderboard orders them."""
+    from django.contrib.auth import get_user_model
+
+    from ladder.bots.models import Bot
+
+    owner = get_user_model().objects.create_user(username="many")
+    made = Bot.objects.bulk_create(Bot(owner=owner, name=f"b{i:03d}") for i in range(bots))
+    mus = {bot.pk: 1500.0 + (i // 3 if ties else i) for i, bot in enumerate(made)}
+    BotRating.objects.bulk_create(
+        BotRating(bot=bot, ruleset="modern", mu=mus[bot.pk], games=10, wins=i % 10)
+        for i, bot in enumerate(made)
+    )
+    return sorted(mus, key=lambda pk: (-mus[pk], pk))
+
+
+def test_pages_hold_50_rows_ranked_by_their_place_in_the_whole_board() -> None:
+    order = _board(120)
+    client = APIClient()
+    first = client.get("/api/leaderboard/", {"ruleset": "modern"}).json()
+    assert first["count"] == 120 and first["previous"] is None and "page=2" in first["next"]
+    assert [r["rank"] for r in first["results"]] == list(range(1, 51))
+    assert [r["bot_id"] for r in first["results"]] == order[:50]
+    last = client.get("/api/leaderboard/", {"ruleset": "modern", "page": 3}).json()
+    assert last["next"] is None
+    assert [r["rank"] for r in last["results"]] == list(range(101, 121))
+    assert [r["bot_id"] for r in last["results"]] == order[100:]
+    assert last["results"][0]["win_rate"] == pytest.approx((19 % 10) / 10)
+    assert client.get("/api/leaderboard/", {"page": 4}).status_code == 404
+
+
+@pytest.mark.parametrize("deep", [0, 1_000])
+def test_every_slice_agrees_with_the_whole_board_read_at_once(
+    deep: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both ways of reading a page (one query; ids first from `deep` on) give the same rows,
+    equal ratings in bot id order."""
+    order = _board(40, ties=True)
+    monkeypatch.setattr(Leaderboard, "deep", deep)
+    board = leaderboard(ruleset="modern")
+    assert len(board) == 40
+    whole = list(board)
+    assert [row.bot_id for row in whole] == order
+    assert [row.rank for row in whole] == list(range(1, 41))
+    for start, stop in ((0, 7), (7, 19), (33, 40), (38, 99), (40, 50)):
+        assert board[start:stop] == whole[start:stop]
+    assert board[5] == whole[5]
+    with pytest.raises(IndexError):
+        board[40]
+
+
+def test_the_rows_are_what_the_output_serializer_gives(
+    valid_version: Any, finished_match: Any
+) -> None:
+    a, b = valid_version("alpha"), valid_version("beta")
+    rating_apply(match=finished_match([a, b], [1, 2]))
+    for row in leaderboard(ruleset="modern")[0:]:
+        assert LeaderboardApi.output(row) == LeaderboardApi.OutputSerializer(row).data
+
+
+def test_the_leaderboard_reads_wins_from_the_rating_not_the_changes(
+    valid_version: Any, finished_match: Any, django_assert_num_queries: Any
+) -> None:
+    a, b = valid_version("alpha"), valid_version("beta")
+    rating_apply(match=finished_match([a, b], [1, 2]))
+    BotRating.objects.filter(bot=a.bot).update(wins=0)
+    with django_assert_num_queries(1):
+        rows = leaderboard(ruleset="modern")[0:50]
+    assert [(r.bot, r.win_rate) for r in rows] == [("alpha", 0.0), ("beta", 0.0)]

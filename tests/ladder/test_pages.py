@@ -56,6 +56,38 @@ def test_the_leaderboard_filters_by_ruleset(
     assert client.get("/", {"ruleset": "chess"}).status_code == 400
 
 
+def test_the_leaderboard_pages_50_bots_at_a_time_with_ranks_across_pages(client: Client) -> None:
+    from django.contrib.auth import get_user_model
+
+    from ladder.bots.models import Bot
+    from ladder.ratings.models import BotRating
+
+    owner = get_user_model().objects.create_user(username="many")
+    bots = Bot.objects.bulk_create(Bot(owner=owner, name=f"bot{i:03d}") for i in range(120))
+    # bot000 is the best, bot119 the worst.
+    BotRating.objects.bulk_create(
+        BotRating(bot=bot, ruleset="modern", mu=2000.0 - i, games=4, wins=1)
+        for i, bot in enumerate(bots)
+    )
+
+    first = client.get("/").content.decode()
+    assert "bot049" in first and "bot050" not in first
+    assert "ranks 1\u201350 of 120" in first and "Page 1 of 3" in first
+    assert 'href="?ruleset=modern&amp;page=2" rel="next"' in first
+    assert 'rel="prev"' not in first
+
+    second = client.get("/", {"ruleset": "modern", "page": 2}).content.decode()
+    assert "bot049" not in second and "bot050" in second and "bot099" in second
+    assert "<td>51</td>" in second and "<td>100</td>" in second and "<td>50</td>" not in second
+    assert 'href="?ruleset=modern&amp;page=1" rel="prev"' in second
+
+    last = client.get("/", {"page": 3}).content.decode()
+    assert "bot119" in last and "<td>120</td>" in last and 'rel="next"' not in last
+    # A page past the end, or not a number, shows the last or the first page.
+    assert "<td>120</td>" in client.get("/", {"page": 99}).content.decode()
+    assert "<td>1</td>" in client.get("/", {"page": "x"}).content.decode()
+
+
 def test_the_bot_page_shows_versions_ratings_matches_and_forfeits(
     client: Client, valid_version: Any, finished_match: Any
 ) -> None:

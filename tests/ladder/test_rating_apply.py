@@ -11,7 +11,7 @@ from django.db import IntegrityError
 from ladder.ratings.elo import recompute
 from ladder.ratings.models import BotRating, RatingChange
 from ladder.ratings.selectors import rating_history
-from ladder.ratings.services import rating_apply
+from ladder.ratings.services import rating_apply, rating_wins_recount
 
 pytestmark = pytest.mark.django_db
 
@@ -43,6 +43,58 @@ def test_applied_ratings_match_a_recomputation_of_the_history(
     ]
     classic = BotRating.objects.filter(ruleset="classic")
     assert sorted(classic.values_list("games", flat=True)) == [1, 1]
+    _assert_wins_are_first_places()
+
+
+def _assert_wins_are_first_places() -> None:
+    """Every rating's wins is its number of first places (shared ones too) in its ruleset."""
+    for rating in BotRating.objects.all():
+        firsts = RatingChange.objects.filter(bot=rating.bot, ruleset=rating.ruleset, place=1)
+        assert rating.wins == firsts.count(), rating
+
+
+def test_wins_count_first_places_shared_ones_included(
+    valid_version: Any, finished_match: Any
+) -> None:
+    a, b, c = valid_version("a"), valid_version("b"), valid_version("c")
+    rating_apply(match=finished_match([a, b, c], [1, 2, 3]))
+    rating_apply(match=finished_match([a, b, c], [1, 1, 3]))  # a shared first
+    rating_apply(match=finished_match([a, b], [2, 1], ruleset="classic"))
+    wins = {(r.bot.name, r.ruleset): r.wins for r in BotRating.objects.select_related("bot")}
+    assert wins == {
+        ("a", "modern"): 2,
+        ("b", "modern"): 1,
+        ("c", "modern"): 0,
+        ("a", "classic"): 0,
+        ("b", "classic"): 1,
+    }
+    # Applying a match twice changes nothing, wins included.
+    match = finished_match([a, c], [1, 2])
+    rating_apply(match=match)
+    rating_apply(match=match)
+    assert BotRating.objects.get(bot=a.bot, ruleset="modern").wins == 3
+    _assert_wins_are_first_places()
+
+
+def test_the_recount_restores_wins_from_the_rating_changes(
+    valid_version: Any, finished_match: Any
+) -> None:
+    """What the migration that added `wins` runs for the rows it finds."""
+    versions = [valid_version(f"bot{i}") for i in range(4)]
+    rng = random.Random(7)
+    for _ in range(10):
+        table = rng.sample(versions, rng.randint(2, 4))
+        rating_apply(match=finished_match(table, [rng.randint(1, 2) for _ in table]))
+    rating_apply(match=finished_match(versions[:2], [1, 2], ruleset="classic"))
+    expected = dict(BotRating.objects.values_list("id", "wins"))
+    assert any(expected.values())
+    BotRating.objects.update(wins=0)
+    BotRating.objects.filter(pk=min(expected)).update(wins=99)
+
+    assert rating_wins_recount() == len(expected)
+
+    assert dict(BotRating.objects.values_list("id", "wins")) == expected
+    _assert_wins_are_first_places()
 
 
 def test_a_match_is_rated_once(valid_version: Any, finished_match: Any) -> None:
