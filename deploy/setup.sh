@@ -5,6 +5,29 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# GRASS_SETUP=production: a web, beat or worker host of the production layout (deploy/README.md).
+# Only what the site runs on: the sandbox's packages, .venv and the project without its dev
+# dependencies. PostgreSQL and Redis live on hosts of their own there, so none is installed,
+# started or opened to local trust auth, and neither are the development tools below.
+if [ "${GRASS_SETUP:-}" = production ]; then
+    need_apt=()
+    [ -x /usr/bin/python3 ] || need_apt+=(python3)
+    /usr/bin/python3 -c "import ensurepip" 2>/dev/null || need_apt+=(python3-venv)
+    command -v bwrap >/dev/null || need_apt+=(bubblewrap)
+    command -v setpriv >/dev/null || need_apt+=(util-linux)
+    /usr/bin/python3 -c "import seccomp" 2>/dev/null || need_apt+=(python3-seccomp)
+    if [ ${#need_apt[@]} -gt 0 ]; then
+        if [ "$(id -u)" -ne 0 ]; then echo "setup: need root to install: ${need_apt[*]}" >&2; exit 1; fi
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
+    fi
+    [ -x .venv/bin/python ] || python3 -m venv .venv
+    .venv/bin/python -m pip install --quiet --upgrade pip
+    .venv/bin/python -m pip install --quiet -e .
+    echo "setup: done (production host: .venv ready)"
+    exit 0
+fi
+
 # System packages: Debian's python3 runs the bots inside the sandbox (bubblewrap + setpriv from
 # util-linux), and python3-seccomp compiles the sandbox's seccomp filter.
 need_apt=()

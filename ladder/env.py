@@ -7,7 +7,9 @@ running with a default nobody chose.
 
 from __future__ import annotations
 
+import json
 import os
+from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -53,6 +55,20 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if not value.strip():
         return list(default)
     return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def env_json_object(name: str, default: dict[str, Any]) -> dict[str, Any]:
+    """A JSON object (`{"location": "/srv/media"}`); unset or empty gives `default`."""
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return dict(default)
+    try:
+        parsed = json.loads(value)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name} is not valid JSON: {exc}") from None
+    if not isinstance(parsed, dict):
+        raise ImproperlyConfigured(f"{name} must be a JSON object, got {value!r}")
+    return parsed
 
 
 def database_from_url(name: str, url: str) -> dict[str, object]:

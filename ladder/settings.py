@@ -5,9 +5,19 @@
 | DEBUG | false |
 | SECRET_KEY | required, except with DEBUG (then a fixed development key) |
 | ALLOWED_HOSTS | `localhost,127.0.0.1` |
+| CSRF_TRUSTED_ORIGINS | none: other origins that may POST (`https://a.example`) |
+| SITE_HTTPS | false: HTTPS via a proxy setting X-Forwarded-Proto (secure cookies, redirect) |
+| SECURE_HSTS_SECONDS | 0: HSTS max-age, sent only with SITE_HTTPS (start small, then a year) |
+| SECURE_HSTS_INCLUDE_SUBDOMAINS, SECURE_HSTS_PRELOAD | false, false |
 | DATABASE_URL | `sqlite:///<repo>/ladder.sqlite3` (development; tests use PostgreSQL) |
 | CELERY_BROKER_URL | `redis://127.0.0.1:6379/0` |
-| MEDIA_ROOT | `<repo>/media`: uploaded bots and match logs |
+| MEDIA_ROOT | `<repo>/media`: uploaded bots and match logs (shared by web and worker hosts) |
+| MEDIA_STORAGE | `django.core.files.storage.FileSystemStorage` (at MEDIA_ROOT) |
+| MEDIA_STORAGE_OPTIONS | `{}`: JSON object of the storage class's options |
+| STATIC_ROOT | `<repo>/static`: where `collectstatic` puts the files nginx serves at /static/ |
+| STATIC_STORAGE | `django.contrib.staticfiles.storage.StaticFilesStorage` |
+| LOG_LEVEL | `INFO`: logs go to stderr (the journal under systemd) |
+| CELERY_WORKER_CONCURRENCY | the machine's cores: matches a worker plays at once |
 | GRASS_SANDBOXED | true: bots run in the OS sandbox (false only on a machine without root) |
 | GRASS_MATCH_MAX_ATTEMPTS | 3: runs of one match before it is given up (failed for good) |
 | GRASS_MATCH_STALE_SECONDS | 1800: a match "running" longer than this lost its worker |
@@ -23,7 +33,14 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from ladder.env import database_from_url, env_bool, env_int, env_list, env_str
+from ladder.env import (
+    database_from_url,
+    env_bool,
+    env_int,
+    env_json_object,
+    env_list,
+    env_str,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -35,6 +52,22 @@ else:
     if len(SECRET_KEY) < 32:
         raise ImproperlyConfigured("SECRET_KEY must be at least 32 characters long")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+# Production serves the site over HTTPS: nginx terminates TLS and passes the scheme to gunicorn
+# in X-Forwarded-Proto, which it always overwrites (deploy/nginx/grass.conf), so a client cannot
+# forge it. Trusting that header is only safe behind such a proxy, hence one switch for all.
+SITE_HTTPS = env_bool("SITE_HTTPS", False)
+if SITE_HTTPS:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = True
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+# HSTS tells browsers never to use plain HTTP for this host again: a mistake sticks for max-age,
+# so it is off unless asked for (SecurityMiddleware sends it on HTTPS responses only).
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -52,6 +85,9 @@ INSTALLED_APPS = [
     "ladder.bots",
     "ladder.matches",
     "ladder.ratings",
+    "ladder.tournaments",
+    "django_celery_beat",
+    "ladder.replays",
 ]
 
 MIDDLEWARE = [
@@ -121,6 +157,32 @@ STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "static")))
 # object store later is a STORAGES change, not a code change.
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(BASE_DIR / "media")))
 MEDIA_URL = "media/"
+STORAGES = {
+    # Several machines read and write media (the web host stores uploads, workers store logs):
+    # either MEDIA_ROOT is one shared mount (NFS), or MEDIA_STORAGE names an object store's
+    # backend (e.g. django-storages, installed separately) with MEDIA_STORAGE_OPTIONS.
+    "default": {
+        "BACKEND": env_str("MEDIA_STORAGE", "django.core.files.storage.FileSystemStorage"),
+        "OPTIONS": env_json_object("MEDIA_STORAGE_OPTIONS", {}),
+    },
+    # Production may use ManifestStaticFilesStorage (hashed names, cached for good by nginx);
+    # it needs `collectstatic` before the site starts, so it is not the default.
+    "staticfiles": {
+        "BACKEND": env_str(
+            "STATIC_STORAGE", "django.contrib.staticfiles.storage.StaticFilesStorage"
+        ),
+    },
+}
+
+# Everything is logged to stderr: under systemd that is the journal, under honcho the terminal.
+# Without this, Django with DEBUG off sends a failed request's traceback only to ADMINS by mail.
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "{levelname} {name}: {message}", "style": "{"}},
+    "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["stderr"], "level": env_str("LOG_LEVEL", "INFO").upper()},
+}
 
 REST_FRAMEWORK = {
     # Token first: DRF answers an anonymous request with the first class's challenge, and only
@@ -158,6 +220,11 @@ CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # Results live in the database (Match rows); nobody reads Celery's result backend.
 CELERY_TASK_IGNORE_RESULT = True
+# Each worker process plays one match at a time, and a match keeps about one core busy (its bots
+# think in turn): as many processes as cores. `--concurrency` on the command line wins.
+CELERY_WORKER_CONCURRENCY = env_int("CELERY_WORKER_CONCURRENCY", 0) or None
+# A worker started before Redis answers (a reboot of every host at once) waits for it.
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
 GRASS_SANDBOXED = env_bool("GRASS_SANDBOXED", True)
 """Run bots in the OS sandbox. Off only for development on a machine without root."""
@@ -189,4 +256,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 60.0,
         "options": {"expires": 60.0},
     },
+    "tournaments": {
+        "task": "ladder.tournaments.tasks.sweep_tournaments",
+        "schedule": 30.0,
+        "options": {"expires": 30.0},
+    },
 }
+# Beat reads its schedule from the database (django-celery-beat): the entries above, and each
+# tournament's open/close/start times, added by the site while beat runs.
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"

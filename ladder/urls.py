@@ -3,7 +3,7 @@ and docs."""
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from ladder.accounts.apis import SignupApi, TokenApi
@@ -14,6 +14,8 @@ from ladder.matches.apis import MatchDetailApi, MatchListApi, MatchLogApi
 from ladder.matches.views import match_page
 from ladder.ratings.apis import LeaderboardApi
 from ladder.ratings.views import leaderboard_page
+from ladder.tournaments import apis as tournament_apis
+from ladder.tournaments import views as tournament_views
 
 api = [
     path("auth/signup/", SignupApi.as_view(), name="signup"),
@@ -30,6 +32,32 @@ api = [
     path("matches/<int:match_id>/", MatchDetailApi.as_view(), name="match-detail"),
     path("matches/<int:match_id>/log/", MatchLogApi.as_view(), name="match-log"),
     path("leaderboard/", LeaderboardApi.as_view(), name="leaderboard"),
+    path("tournaments/", tournament_apis.TournamentsApi.as_view(), name="tournaments"),
+    path(
+        "tournaments/<int:tournament_id>/",
+        tournament_apis.TournamentDetailApi.as_view(),
+        name="tournament-detail",
+    ),
+    path(
+        "tournaments/<int:tournament_id>/entries/",
+        tournament_apis.TournamentEntriesApi.as_view(),
+        name="tournament-entries",
+    ),
+    path(
+        "tournaments/<int:tournament_id>/entries/<int:entry_id>/",
+        tournament_apis.TournamentEntryApi.as_view(),
+        name="tournament-entry",
+    ),
+    re_path(
+        r"^tournaments/(?P<tournament_id>[0-9]+)/(?P<action>pause|resume|cancel)/$",
+        tournament_apis.TournamentActionApi.as_view(),
+        name="tournament-action",
+    ),
+    path(
+        "tournaments/<int:tournament_id>/archive/",
+        tournament_apis.TournamentArchiveApi.as_view(),
+        name="tournament-archive",
+    ),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     # Swagger UI's scripts and styles come from drf-spectacular-sidecar through staticfiles:
     # the page loads nothing from another site.
@@ -43,6 +71,28 @@ pages = [
     path("bots/<int:bot_id>/", bot_page, name="bot-page"),
     path("bots/<int:bot_id>/upload/", bot_upload_page, name="bot-upload"),
     path("matches/<int:match_id>/", match_page, name="match-page"),
+    path("tournaments/", tournament_views.tournament_list_page, name="tournament-list"),
+    path("tournaments/new/", tournament_views.tournament_create_page, name="tournament-new"),
+    path(
+        "tournaments/<int:tournament_id>/",
+        tournament_views.tournament_page,
+        name="tournament-page",
+    ),
+    path(
+        "tournaments/<int:tournament_id>/enter/",
+        tournament_views.tournament_enter,
+        name="tournament-enter",
+    ),
+    path(
+        "tournaments/<int:tournament_id>/entries/<int:entry_id>/withdraw/",
+        tournament_views.tournament_withdraw,
+        name="tournament-withdraw",
+    ),
+    re_path(
+        r"^tournaments/(?P<tournament_id>[0-9]+)/(?P<action>pause|resume|cancel)/$",
+        tournament_views.tournament_control,
+        name="tournament-control",
+    ),
     path("signup/", signup_page, name="signup-page"),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
@@ -52,4 +102,6 @@ urlpatterns = [
     *pages,
     path("admin/", admin.site.urls),
     path("api/", include(api)),
+    # The replay viewer: /matches/<id>/replay.json, /replay/, /replay/upload.json.
+    path("", include("ladder.replays.urls")),
 ]

@@ -1,11 +1,16 @@
-"""Settings helpers: a value that is set but unreadable stops the site from starting."""
+"""Settings from the environment: the helpers (a value that is set but unreadable stops the site
+from starting) and the production settings they feed."""
 
 from __future__ import annotations
+
+import runpy
+from pathlib import Path
+from typing import Any
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from ladder.env import database_from_url, env_bool, env_list, env_str
+from ladder.env import database_from_url, env_bool, env_json_object, env_list, env_str
 
 
 def test_helpers_read_values_and_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -31,3 +36,101 @@ def test_helpers_fail_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
         env_str("X_UNSET")
     with pytest.raises(ImproperlyConfigured, match="DATABASE_URL"):
         database_from_url("DATABASE_URL", "nonsense://where")
+
+
+# The production settings: ladder/settings.py run afresh under a given environment.
+
+SETTINGS = Path(__file__).resolve().parents[2] / "ladder" / "settings.py"
+PRODUCTION_VARIABLES = (
+    "DEBUG",
+    "SECRET_KEY",
+    "ALLOWED_HOSTS",
+    "CSRF_TRUSTED_ORIGINS",
+    "SITE_HTTPS",
+    "SECURE_HSTS_SECONDS",
+    "SECURE_HSTS_INCLUDE_SUBDOMAINS",
+    "SECURE_HSTS_PRELOAD",
+    "MEDIA_STORAGE",
+    "MEDIA_STORAGE_OPTIONS",
+    "STATIC_STORAGE",
+    "LOG_LEVEL",
+    "CELERY_WORKER_CONCURRENCY",
+)
+
+
+def load_settings(monkeypatch: pytest.MonkeyPatch, **env: str) -> dict[str, Any]:
+    """The settings module's names under exactly `env` (plus a valid SECRET_KEY)."""
+    for name in PRODUCTION_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("SECRET_KEY", "s" * 50)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    return runpy.run_path(str(SETTINGS))
+
+
+def test_settings_defaults_trust_no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
+    s = load_settings(monkeypatch)
+    assert s["SITE_HTTPS"] is False
+    # Without a proxy that overwrites X-Forwarded-Proto, trusting it would let a client claim
+    # HTTPS; plain-HTTP development must keep working, so cookies are not HTTPS-only.
+    for name in ("SECURE_PROXY_SSL_HEADER", "SECURE_SSL_REDIRECT", "SESSION_COOKIE_SECURE"):
+        assert name not in s
+    assert s["SECURE_HSTS_SECONDS"] == 0
+    assert s["CSRF_TRUSTED_ORIGINS"] == []
+    assert s["STORAGES"]["default"] == {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {},
+    }
+    assert s["STORAGES"]["staticfiles"]["BACKEND"].endswith(".StaticFilesStorage")
+    assert s["LOGGING"]["root"]["level"] == "INFO"
+    assert s["CELERY_WORKER_CONCURRENCY"] is None  # Celery then uses the machine's cores
+
+
+def test_settings_production_values_come_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    s = load_settings(
+        monkeypatch,
+        ALLOWED_HOSTS="ladder.example.org",
+        CSRF_TRUSTED_ORIGINS="https://ladder.example.org,https://admin.example.org",
+        SITE_HTTPS="true",
+        SECURE_HSTS_SECONDS="3600",
+        SECURE_HSTS_INCLUDE_SUBDOMAINS="yes",
+        SECURE_HSTS_PRELOAD="on",
+        MEDIA_STORAGE="storages.backends.s3.S3Storage",
+        MEDIA_STORAGE_OPTIONS='{"bucket_name": "grass-media"}',
+        STATIC_STORAGE="django.contrib.staticfiles.storage.ManifestStaticFilesStorage",
+        LOG_LEVEL="warning",
+        CELERY_WORKER_CONCURRENCY="3",
+    )
+    assert s["ALLOWED_HOSTS"] == ["ladder.example.org"]
+    assert s["CSRF_TRUSTED_ORIGINS"] == ["https://ladder.example.org", "https://admin.example.org"]
+    assert s["SECURE_PROXY_SSL_HEADER"] == ("HTTP_X_FORWARDED_PROTO", "https")
+    assert s["SECURE_SSL_REDIRECT"] and s["SESSION_COOKIE_SECURE"] and s["CSRF_COOKIE_SECURE"]
+    assert (s["SECURE_HSTS_SECONDS"], s["SECURE_HSTS_INCLUDE_SUBDOMAINS"]) == (3600, True)
+    assert s["SECURE_HSTS_PRELOAD"] is True
+    assert s["STORAGES"]["default"] == {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {"bucket_name": "grass-media"},
+    }
+    assert s["STORAGES"]["staticfiles"]["BACKEND"].endswith(".ManifestStaticFilesStorage")
+    assert s["LOGGING"]["root"]["level"] == "WARNING"
+    assert s["CELERY_WORKER_CONCURRENCY"] == 3
+
+
+def test_settings_refuse_unreadable_production_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(ImproperlyConfigured, match="MEDIA_STORAGE_OPTIONS must be a JSON object"):
+        load_settings(monkeypatch, MEDIA_STORAGE_OPTIONS='["bucket"]')
+    with pytest.raises(ImproperlyConfigured, match="MEDIA_STORAGE_OPTIONS is not valid JSON"):
+        load_settings(monkeypatch, MEDIA_STORAGE_OPTIONS="{bucket_name: x}")
+    with pytest.raises(ImproperlyConfigured, match="SITE_HTTPS"):
+        load_settings(monkeypatch, SITE_HTTPS="sometimes")
+    with pytest.raises(ImproperlyConfigured, match="SECRET_KEY must be at least 32"):
+        load_settings(monkeypatch, SECRET_KEY="short")
+
+
+def test_env_json_object(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("X_JSON", ' {"a": 1} ')
+    monkeypatch.delenv("X_UNSET", raising=False)
+    assert env_json_object("X_JSON", {}) == {"a": 1}
+    assert env_json_object("X_UNSET", {"b": 2}) == {"b": 2}

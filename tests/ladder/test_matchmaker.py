@@ -120,7 +120,8 @@ def test_fewer_than_two_playable_bots_make_no_match(
 
 
 def test_beat_runs_the_matchmaker_and_the_sweep(bots: Any, settings: Any) -> None:
-    import ladder.bots.tasks  # noqa: F401  (registers the bots' tasks, as autodiscovery does)
+    import ladder.bots.tasks
+    import ladder.tournaments.tasks  # noqa: F401
     from ladder.celery import app
     from ladder.matches.tasks import matchmaker_tick, sweep_matches
 

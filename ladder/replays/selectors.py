@@ -1,0 +1,106 @@
+"""Reading replays: a finished match's stored log, or a log a visitor uploads, as the frames the
+viewer steps through (computed by the engine: `engine.replay_frames`)."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import zlib
+from typing import Any
+
+from engine.game import Event
+from engine.log import LogError, read_log
+from engine.replay_frames import document
+from ladder.matches.selectors import match_finished
+
+MIB = 1024 * 1024
+UPLOAD_LIMIT = 5 * MIB
+"""Largest log file a visitor may upload (a long 6-seat game's log is about 100 KiB gzipped)."""
+TEXT_LIMIT = 32 * MIB
+"""Largest log once decompressed: a small gzip file can hold gigabytes of repeated text."""
+LINE_LIMIT = 100_000
+"""Most lines a log may have (the longest random 6-seat games have about 40,000); each line
+costs a frame of work and of JSON."""
+SEATS = 6
+
+
+class ReplayError(ValueError):
+    """A request the viewer cannot serve, with the message it shows (and an HTTP status)."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def parse_view(text: str | None) -> int | None:
+    """The `view` parameter: "all" (or nothing) for every card face up, else a seat number."""
+    if text in (None, "", "all"):
+        return None
+    assert text is not None
+    if text.isdigit() and int(text) < SEATS:
+        return int(text)
+    raise ReplayError(f"view must be 'all' or a seat number from 0 to {SEATS - 1}, not {text!r}")
+
+
+def _text(data: bytes) -> bytes:
+    """The log's bytes, gunzipped if gzip, never more than TEXT_LIMIT of them."""
+    if data[:2] != b"\x1f\x8b":
+        if len(data) > TEXT_LIMIT:
+            raise ReplayError(f"the log is larger than {TEXT_LIMIT // MIB} MiB", status=413)
+        return data
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as unpacked:
+            text = unpacked.read(TEXT_LIMIT + 1)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise LogError(1, f"not a readable gzip file ({exc})") from None
+    if len(text) > TEXT_LIMIT:
+        raise ReplayError(
+            f"the log is larger than {TEXT_LIMIT // MIB} MiB once decompressed", status=413
+        )
+    if text[:2] == b"\x1f\x8b":
+        # engine.log would unpack it again, without a limit.
+        raise LogError(1, "the log is compressed twice")
+    return text
+
+
+def log_events(data: bytes) -> list[Event]:
+    """Parse a log file (gzip or plain JSON Lines); raises LogError naming the bad line."""
+    text = _text(data)
+    if not text.strip():
+        raise LogError(1, "the log is empty")
+    if text.count(b"\n") > LINE_LIMIT:
+        raise ReplayError(f"the log has more than {LINE_LIMIT:,} lines", status=413)
+    return read_log(io.BytesIO(text))
+
+
+def replay_document(*, data: bytes, seat: int | None) -> dict[str, Any]:
+    """The viewer's document for a log file (see `engine.replay_frames.document`).
+
+    Raises LogError for a log the engine does not reproduce, ReplayError for a log too large
+    or a seat that is not in the game.
+    """
+    events = log_events(data)
+    try:
+        return document(events, seat)
+    except LogError:
+        raise
+    except ValueError as exc:
+        raise ReplayError(str(exc)) from None
+
+
+def match_log_bytes(*, match_id: int) -> bytes | None:
+    """The stored log of a finished match (what `/api/matches/{id}/log/` sends), or None."""
+    match = match_finished(match_id=match_id)
+    if match is None or not match.log:
+        return None
+    with match.log.open("rb") as handle:
+        data: bytes = handle.read()
+    return data
+
+
+def match_log_etag(*, match_id: int) -> str | None:
+    """The stored log's sha256: a finished match's log never changes, so neither do its frames."""
+    match = match_finished(match_id=match_id)
+    if match is None or not match.log:
+        return None
+    return match.log_sha256 or None

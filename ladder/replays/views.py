@@ -1,0 +1,115 @@
+"""The replay viewer's pages and JSON: a finished match's frames, an uploaded log's frames, and
+the page where a visitor opens a log of their own.
+
+The frames come from the engine (`engine.replay_frames`), never from the browser: a seat's view
+is filtered here, so another seat's hidden cards are never sent to it.
+"""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.views.decorators.gzip import gzip_page
+from django.views.decorators.http import condition, require_GET, require_POST
+
+from engine.game import ENGINE_VERSION
+from engine.log import LogError
+from ladder.replays.selectors import (
+    UPLOAD_LIMIT,
+    ReplayError,
+    match_log_bytes,
+    match_log_etag,
+    parse_view,
+    replay_document,
+)
+
+MIB = 1024 * 1024
+
+
+def _error(message: str, status: int = 400) -> JsonResponse:
+    return JsonResponse({"error": message}, status=status)
+
+
+def _replay(data: bytes, view: str | None, *, bad_log: int = 400) -> JsonResponse:
+    """The viewer's document as JSON, or {"error": ...} with `bad_log` for a log that does
+    not replay."""
+    try:
+        seat = parse_view(view)
+    except ReplayError as exc:
+        return _error(str(exc), exc.status)
+    try:
+        return JsonResponse(replay_document(data=data, seat=seat))
+    except LogError as exc:
+        return _error(str(exc), bad_log)
+    except ReplayError as exc:
+        return _error(str(exc), exc.status)
+
+
+def _match_etag(request: HttpRequest, match_id: int) -> str | None:
+    sha = match_log_etag(match_id=match_id)
+    if sha is None:
+        return None
+    # The frames depend on the log, the view asked for and the engine that computed them.
+    return f"{sha[:32]}-{request.GET.get('view', 'all')}-{ENGINE_VERSION}"
+
+
+@require_GET
+@gzip_page
+@condition(etag_func=_match_etag)
+def match_replay_json(request: HttpRequest, match_id: int) -> HttpResponse:
+    """`/matches/<id>/replay.json?view=all|<seat>`: the frames of a finished match's log.
+
+    404 for a match that has not finished; 400 for a bad view; 422 if the stored log no longer
+    replays (say, written by an older major version of the engine).
+    """
+    data = match_log_bytes(match_id=match_id)
+    if data is None:
+        return _error("no finished match with that id", 404)
+    response = _replay(data, request.GET.get("view"), bad_log=422)
+    if response.status_code == 200:
+        response["Cache-Control"] = "public, max-age=3600"
+    return response
+
+
+@require_POST
+@gzip_page
+def upload_replay_json(request: HttpRequest) -> HttpResponse:
+    """`POST /replay/upload.json?view=all|<seat>`: the frames of a log sent by the visitor,
+    as the file field `log` of a form (CSRF-protected like any form) or as the raw body.
+
+    400 with {"error": "line 12: ..."} for a log the engine does not reproduce; 413 for one
+    larger than UPLOAD_LIMIT. Nothing is stored.
+    """
+    try:
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        length = 0
+    # Refused before Django reads the body; the slack is the form's own fields and boundaries.
+    if length > UPLOAD_LIMIT + 64 * 1024:
+        return _error(f"the log is larger than {UPLOAD_LIMIT // MIB} MiB", 413)
+    content_type = request.content_type or ""
+    if content_type.startswith("multipart/form-data"):
+        upload = request.FILES.get("log")
+        if upload is None:
+            return _error("choose a log file (.jsonl.gz or .jsonl) to open")
+        if upload.size is not None and upload.size > UPLOAD_LIMIT:
+            return _error(f"the log is larger than {UPLOAD_LIMIT // MIB} MiB", 413)
+        data = upload.read(UPLOAD_LIMIT + 1)
+    else:
+        # Read from the stream, not request.body, so Django's form-data limit does not apply.
+        data = request.read(UPLOAD_LIMIT + 1)
+    if len(data) > UPLOAD_LIMIT:
+        return _error(f"the log is larger than {UPLOAD_LIMIT // MIB} MiB", 413)
+    if not data:
+        return _error("the log file is empty")
+    view = request.GET.get("view") or request.POST.get("view")
+    return _replay(data, view)
+
+
+def replay_page(request: HttpRequest) -> HttpResponse:
+    """`/replay/`: open a log file (a downloaded match log, or one `grass play` wrote)."""
+    return render(
+        request,
+        "replays/upload.html",
+        {"upload_limit": UPLOAD_LIMIT, "upload_limit_mib": UPLOAD_LIMIT // MIB},
+    )

@@ -1,0 +1,528 @@
+/* The replay viewer: steps through the frames the server computed with the rules engine
+ * (engine/replay_frames.py). Plain JavaScript, no library, nothing loaded from another site.
+ *
+ * The script never decides what a seat may see: a seat's view arrives from the server with the
+ * other hands already removed (their `hand` is null), and is drawn as card backs.
+ *
+ * Markup: ladder/templates/replays/viewer.html. The root carries `data-src` (a finished
+ * match's replay.json) or `data-upload` (the upload URL; a form marked `data-replay-form`
+ * supplies the file, chosen or dropped).
+ */
+(function () {
+  "use strict";
+
+  var FORMAT = "grass-replay/1";
+
+  /* ------------------------------------------------------------------ small helpers */
+
+  function el(tag, attrs, children) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (name) {
+      var value = attrs[name];
+      if (value === null || value === undefined || value === false) return;
+      if (name === "text") node.textContent = value;
+      else if (name === "className") node.className = value;
+      else node.setAttribute(name, value === true ? "" : String(value));
+    });
+    (children || []).forEach(function (child) {
+      if (child !== null && child !== undefined) {
+        node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
+      }
+    });
+    return node;
+  }
+
+  function money(amount) {
+    var sign = amount < 0 ? "-" : "";
+    return sign + "$" + Math.abs(amount).toLocaleString("en-US");
+  }
+
+  function plural(count, word) {
+    return count + " " + word + (count === 1 ? "" : "s");
+  }
+
+  /* Frames arrive as changes (engine.replay_frames.deltas): each holds what differs from the
+   * frame before, `seats` as {index: seat}. Rebuild the full frames once, at load. */
+  function rebuild(deltas) {
+    var frames = [];
+    var current = {};
+    deltas.forEach(function (delta) {
+      var frame = Object.assign({}, current, delta);
+      if (delta.seats) {
+        var seats = (current.seats || []).slice();
+        Object.keys(delta.seats).forEach(function (key) {
+          seats[Number(key)] = delta.seats[key];
+        });
+        frame.seats = seats;
+      }
+      frames.push(frame);
+      current = frame;
+    });
+    return frames;
+  }
+
+  /* What the drawing code relies on; anything else is reported, not drawn half-way. */
+  function problemWith(doc) {
+    if (!doc || typeof doc !== "object") return "it is not a JSON object";
+    if (doc.format !== FORMAT) return "unknown format " + JSON.stringify(doc.format);
+    if (!doc.game || !Array.isArray(doc.game.players) || doc.game.players.length < 2) {
+      return "it names no players";
+    }
+    if (!doc.cards || typeof doc.cards !== "object") return "it has no card table";
+    if (!Array.isArray(doc.frames) || doc.frames.length === 0) return "it has no frames";
+    return null;
+  }
+
+  function checkFrames(frames, players) {
+    for (var i = 0; i < frames.length; i++) {
+      var f = frames[i];
+      if (!Array.isArray(f.seats) || f.seats.length !== players ||
+          !Array.isArray(f.lines) || !Array.isArray(f.wasted) || !Array.isArray(f.totals)) {
+        return "frame " + (i + 1) + " is incomplete";
+      }
+    }
+    return null;
+  }
+
+  /* fetch() wrapped so that every failure becomes one readable message. */
+  function load(request) {
+    return request().then(
+      function (response) {
+        return response.text().then(function (text) {
+          var data;
+          try {
+            data = JSON.parse(text);
+          } catch (err) {
+            throw new Error(response.ok
+              ? "The server's answer is not a replay (malformed JSON)."
+              : "The server answered " + response.status + " " + response.statusText +
+                " instead of a replay.");
+          }
+          if (!response.ok) {
+            if (!data || typeof data.error !== "string") {
+              throw new Error("The server answered " + response.status + " instead of a replay.");
+            }
+            var rejected = response.status === 400 || response.status === 413 || response.status === 422;
+            throw new Error((rejected ? "This log cannot be replayed: " : "Could not load the replay: ") +
+              data.error);
+          }
+          var problem = problemWith(data);
+          if (problem) throw new Error("The replay is malformed: " + problem + ".");
+          return data;
+        });
+      },
+      function (err) {
+        throw new Error("Could not reach the server (" + (err && err.message || "network error") +
+          "). Check the connection and try again.");
+      }
+    );
+  }
+
+  /* ------------------------------------------------------------------ the viewer */
+
+  function Viewer(root) {
+    this.root = root;
+    this.part = function (name) { return root.querySelector('[data-role="' + name + '"]'); };
+    this.doc = null;
+    this.frames = [];
+    this.pos = 0;
+    this.view = "all";
+    this.file = null;
+    this.wastedOpen = false;
+    this.bind();
+  }
+
+  Viewer.prototype.bind = function () {
+    var self = this;
+    this.root.querySelectorAll("[data-act]").forEach(function (button) {
+      button.addEventListener("click", function () { self.act(button.getAttribute("data-act")); });
+    });
+    this.part("slider").addEventListener("input", function (event) {
+      self.go(Number(event.target.value));
+    });
+    this.part("view").addEventListener("change", function (event) {
+      self.open(event.target.value);
+    });
+    this.root.addEventListener("keydown", function (event) { self.key(event); });
+  };
+
+  Viewer.prototype.key = function (event) {
+    if (event.altKey || event.ctrlKey || event.metaKey || !this.frames.length) return;
+    var tag = event.target.tagName;
+    // The slider and the seat menu keep their own arrow keys.
+    if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
+    var actions = {
+      ArrowRight: "next", ArrowLeft: "prev", PageDown: "next-hand", PageUp: "prev-hand",
+      n: "next-hand", N: "next-hand", p: "prev-hand", P: "prev-hand", Home: "start", End: "end"
+    };
+    var action = actions[event.key];
+    if (action) {
+      event.preventDefault();
+      this.act(action);
+    }
+  };
+
+  Viewer.prototype.act = function (action) {
+    var last = this.frames.length - 1;
+    var pos = this.pos;
+    var frames = this.frames;
+    if (action === "start") this.go(0);
+    else if (action === "end") this.go(last);
+    else if (action === "next") this.go(pos + 1);
+    else if (action === "prev") this.go(pos - 1);
+    else if (action === "next-hand") {
+      var next = last;
+      for (var i = pos + 1; i <= last; i++) if (frames[i].event === "hand") { next = i; break; }
+      this.go(next);
+    } else if (action === "prev-hand") {
+      var prev = 0;
+      for (var j = pos - 1; j >= 0; j--) if (frames[j].event === "hand") { prev = j; break; }
+      this.go(prev);
+    }
+  };
+
+  Viewer.prototype.status = function (text) {
+    this.part("status").textContent = text;
+  };
+
+  Viewer.prototype.fail = function (message) {
+    var box = this.part("error");
+    box.textContent = message;
+    box.hidden = false;
+    this.status(this.doc ? "Showing the replay loaded before." : "No replay to show.");
+  };
+
+  Viewer.prototype.clearError = function () {
+    var box = this.part("error");
+    box.textContent = "";
+    box.hidden = true;
+  };
+
+  /* Load the replay in `view` ("all" or a seat number), keeping the position. */
+  Viewer.prototype.open = function (view) {
+    var self = this;
+    var src = this.root.getAttribute("data-src");
+    var upload = this.root.getAttribute("data-upload");
+    var request;
+    view = view === undefined ? this.view : String(view);
+    if (src) {
+      var url = src + (src.indexOf("?") < 0 ? "?" : "&") + "view=" + encodeURIComponent(view);
+      request = function () {
+        return fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" });
+      };
+    } else if (upload && this.file) {
+      var form = document.querySelector("[data-replay-form]");
+      var token = form && form.querySelector("[name=csrfmiddlewaretoken]");
+      var body = new FormData();
+      body.append("log", this.file, this.file.name || "log.jsonl.gz");
+      request = function () {
+        return fetch(upload + "?view=" + encodeURIComponent(view), {
+          method: "POST",
+          body: body,
+          headers: { Accept: "application/json", "X-CSRFToken": token ? token.value : "" },
+          credentials: "same-origin"
+        });
+      };
+    } else {
+      return Promise.resolve();
+    }
+    this.status(view === "all" ? "Loading the replay…" : "Loading the view of seat " + view + "…");
+    this.root.setAttribute("aria-busy", "true");
+    return load(request).then(
+      function (doc) {
+        var frames = rebuild(doc.frames);
+        var problem = checkFrames(frames, doc.game.players.length);
+        if (problem) throw new Error("The replay is malformed: " + problem + ".");
+        self.clearError();
+        self.doc = doc;
+        self.frames = frames;
+        self.view = String(doc.view);
+        self.setup();
+        self.go(Math.min(self.pos, frames.length - 1));
+        self.status("Replay loaded: " + plural(frames.length, "event") + ".");
+      }
+    ).catch(function (err) {
+      self.part("view").value = self.view;
+      self.fail(err.message);
+    }).then(function () {
+      self.root.removeAttribute("aria-busy");
+    });
+  };
+
+  /* After a load: the seat menu, the slider's range, the summary. */
+  Viewer.prototype.setup = function () {
+    var doc = this.doc;
+    var select = this.part("view");
+    var players = doc.game.players;
+    var wanted = ["all"].concat(players.map(function (_, i) { return String(i); }));
+    var have = Array.prototype.map.call(select.options, function (o) { return o.value; });
+    if (wanted.join() !== have.join() || select.getAttribute("data-players") !== players.join("\n")) {
+      select.textContent = "";
+      select.appendChild(el("option", { value: "all", text: "All cards revealed" }));
+      players.forEach(function (name, i) {
+        select.appendChild(el("option", { value: String(i), text: "As seat " + i + " (" + name + ") saw it" }));
+      });
+      select.setAttribute("data-players", players.join("\n"));
+    }
+    select.value = this.view;
+    var slider = this.part("slider");
+    slider.max = String(this.frames.length - 1);
+    var result = doc.result;
+    var summary = doc.game.ruleset + " rules, " + plural(players.length, "player") + ": " +
+      players.join(", ");
+    if (result && Array.isArray(result.winners)) {
+      summary += ". Won by " + result.winners.map(function (s) { return players[s]; }).join(" and ") +
+        " after " + plural(result.hands, "hand") + ".";
+    }
+    this.part("summary").textContent = summary;
+    this.part("body").hidden = false;
+  };
+
+  Viewer.prototype.reset = function () {
+    this.doc = null;
+    this.file = null;
+    this.frames = [];
+    this.pos = 0;
+    this.view = "all";
+    this.part("body").hidden = true;
+    this.part("table").textContent = "";
+    this.clearError();
+  };
+
+  Viewer.prototype.go = function (pos) {
+    if (!this.frames.length) return;
+    this.pos = Math.max(0, Math.min(this.frames.length - 1, pos));
+    this.render();
+  };
+
+  /* ------------------------------------------------------------------ drawing */
+
+  Viewer.prototype.card = function (code, extra) {
+    var info = this.doc.cards[code] || { title: code, family: "unknown", value: 0 };
+    var label = info.title + (extra || "");
+    var node = el("li", { className: "card fam-" + info.family, "data-card": code, title: label }, [
+      info.title
+    ]);
+    if (info.family === "peddle" && info.value) {
+      node.appendChild(el("span", { className: "value", text: " " + money(info.value) }));
+    }
+    if (extra) node.appendChild(el("span", { className: "visually-hidden", text: extra }));
+    return node;
+  };
+
+  Viewer.prototype.cards = function (codes, label, extra) {
+    var self = this;
+    var list = el("ul", { className: "cards", "aria-label": label });
+    codes.forEach(function (code) { list.appendChild(self.card(code, extra)); });
+    if (!codes.length) list.appendChild(el("li", { className: "empty", text: "none" }));
+    return list;
+  };
+
+  Viewer.prototype.backs = function (count, label) {
+    var list = el("ul", { className: "cards backs", "aria-label": label + ": " + plural(count, "hidden card") });
+    for (var i = 0; i < count; i++) list.appendChild(el("li", { className: "card back", "aria-hidden": "true" }));
+    if (!count) list.appendChild(el("li", { className: "empty", text: "none" }));
+    return list;
+  };
+
+  Viewer.prototype.seat = function (frame, index) {
+    var s = frame.seats[index];
+    var name = this.doc.game.players[index];
+    var value = this.doc.cards;
+    var badges = [];
+    if (frame.active === index && frame.phase !== "over") badges.push(el("span", { className: "badge turn", text: "turn" }));
+    if (frame.to_act === index && frame.active !== index) badges.push(el("span", { className: "badge deciding", text: "deciding" }));
+    if (frame.dealer === index) badges.push(el("span", { className: "badge", text: "dealer" }));
+    if (String(index) === this.view) badges.push(el("span", { className: "badge you", text: "this view" }));
+    var classes = "replay-seat" + (frame.active === index && frame.phase !== "over" ? " is-turn" : "") +
+      (frame.to_act === index ? " is-deciding" : "");
+    var box = el("section", {
+      className: classes, "data-seat": index, "aria-label": "Seat " + index + ": " + name,
+      "aria-current": frame.to_act === index ? "true" : null
+    });
+    box.appendChild(el("h3", {}, [
+      el("span", { className: "name", text: name }), " ",
+      el("span", { className: "seat-no", text: "seat " + index }), " "
+    ].concat(badges)));
+    box.appendChild(el("p", { className: "total" }, ["Total ", el("strong", { text: money(frame.totals[index]) })]));
+
+    // The hassle pile: Market Open with any Heat On on top (top last), cancelled cards below.
+    var pile = [];
+    if (s.market_open) pile.push("market-open");
+    pile = pile.concat(s.heat);
+    var hassle = el("div", { className: "zone hassle", "data-role": "hassle" }, [el("h4", { text: "Hassle pile" })]);
+    hassle.appendChild(this.cards(pile, name + "'s hassle pile"));
+    if (s.heat.length) hassle.appendChild(el("p", { className: "note heat", text: "Under heat: no peddling" }));
+    if (s.hassle_under.length) {
+      hassle.appendChild(el("p", { className: "note", text: "Underneath: " + s.hassle_under.map(function (c) {
+        return (value[c] || { title: c }).title;
+      }).join(", ") }));
+    }
+    box.appendChild(hassle);
+
+    // The marketplace: unprotected peddles, then each Protected card with what it covers.
+    var market = el("div", { className: "zone market", "data-role": "market" }, [el("h4", { text: "Marketplace" })]);
+    market.appendChild(this.cards(s.unprotected, name + "'s unprotected peddles"));
+    var self = this;
+    var atRisk = s.unprotected.reduce(function (sum, c) { return sum + ((value[c] || {}).value || 0); }, 0);
+    var safe = 0;
+    s.protected.forEach(function (group) {
+      var covered = group.covers.reduce(function (sum, c) { return sum + ((value[c] || {}).value || 0); }, 0);
+      safe += covered;
+      var list = self.cards(group.covers, "covered by " + (value[group.card] || { title: group.card }).title, " (protected)");
+      list.classList.add("protected");
+      var holder = self.cards([group.card], "protection");
+      holder.classList.add("protector");
+      market.appendChild(el("div", { className: "group" }, [
+        el("span", { className: "lock", "aria-hidden": "true", text: "🔒" }), holder, list
+      ]));
+    });
+    market.appendChild(el("p", { className: "note", text: "At risk " + money(atRisk) + ", protected " + money(safe) }));
+    box.appendChild(market);
+
+    // The hand: its cards if this view may see them, else backs only (the server sent none).
+    var hand = el("div", { className: "zone hand", "data-role": "hand" }, [
+      el("h4", { text: "Hand (" + plural(s.cards, "card") + ")" })
+    ]);
+    if (Array.isArray(s.hand)) hand.appendChild(this.cards(s.hand, name + "'s hand"));
+    else hand.appendChild(this.backs(s.cards, name + "'s hand"));
+    box.appendChild(hand);
+    if (Array.isArray(s.packet)) {
+      box.appendChild(el("div", { className: "zone draft" }, [
+        el("h4", { text: "Give me five" }),
+        this.cards(s.packet, name + "'s packet"),
+        el("p", { className: "note", text: "Kept:" }),
+        this.cards(s.kept || [], name + "'s kept cards")
+      ]));
+    }
+    var owed = [];
+    if (s.skips) owed.push("skips " + plural(s.skips, "turn"));
+    if (s.extra_turns) owed.push(plural(s.extra_turns, "extra turn") + " owed");
+    if (owed.length) box.appendChild(el("p", { className: "note", text: owed.join("; ") }));
+    return box;
+  };
+
+  Viewer.prototype.render = function () {
+    var frame = this.frames[this.pos];
+    var players = this.doc.game.players;
+    var count = this.frames.length;
+    var slider = this.part("slider");
+    slider.value = String(this.pos);
+    var where = "Event " + (this.pos + 1) + " of " + count;
+    slider.setAttribute("aria-valuetext", where + ": " + frame.lines[0]);
+    this.part("position").textContent = where + (frame.hand ? ", hand " + frame.hand : "");
+
+    this.part("event").textContent = frame.lines[0] || "";
+    var details = this.part("details");
+    details.textContent = "";
+    frame.lines.slice(1).forEach(function (line) { details.appendChild(el("li", { text: line })); });
+    (frame.notes || []).forEach(function (line) {
+      details.appendChild(el("li", { className: "runner-note", text: "Runner: " + line }));
+    });
+
+    var facts = [];
+    if (frame.hand) facts.push("Hand " + frame.hand);
+    else facts.push("Before the first hand");
+    facts.push("Stack: " + plural(frame.stack, "card"));
+    if (frame.phase !== "over" && frame.active >= 0) facts.push("Turn: " + players[frame.active]);
+    if (frame.to_act >= 0 && frame.to_act !== frame.active) {
+      facts.push("Deciding: " + players[frame.to_act] + " (" + frame.phase + ")");
+    }
+    if (frame.deal) {
+      var cards = this.doc.cards;
+      var titles = function (codes) {
+        return codes.map(function (c) { return (cards[c] || { title: c }).title; }).join(", ");
+      };
+      var d = frame.deal;
+      var terms = [];
+      if (d.give) terms.push("offers " + titles([d.give]));
+      if (d.want) terms.push("wants " + titles([d.want]));
+      if (d.offer && d.offer.length) terms.push("adds " + titles(d.offer) + " from the table");
+      if (d.ask && d.ask.length) terms.push("asks for tabled " + titles(d.ask));
+      facts.push("Deal with " + players[d.partner] + (terms.length ? ": " + terms.join(", ") : " being put together"));
+    }
+    this.part("facts").textContent = facts.join(" · ");
+
+    var table = this.part("table");
+    var old = table.querySelector("details.wasted");
+    if (old) this.wastedOpen = old.open;
+    table.textContent = "";
+    var seats = el("div", { className: "replay-seats" });
+    for (var i = 0; i < frame.seats.length; i++) seats.appendChild(this.seat(frame, i));
+    table.appendChild(seats);
+
+    var top = frame.wasted.length ? frame.wasted[frame.wasted.length - 1] : null;
+    var wasted = el("details", { className: "wasted", "data-role": "wasted" }, [
+      el("summary", {
+        text: "Wasted pile: " + plural(frame.wasted.length, "card") +
+          (top ? " (top: " + (this.doc.cards[top] || { title: top }).title + ")" : "")
+      }),
+      this.cards(frame.wasted.slice().reverse(), "Wasted pile, top first")
+    ]);
+    wasted.open = this.wastedOpen;
+    table.appendChild(wasted);
+  };
+
+  /* ------------------------------------------------------------------ opening a local log */
+
+  function bindUpload(viewer, form) {
+    var input = form.querySelector("input[type=file]");
+    var limit = Number(form.getAttribute("data-limit")) || 5 * 1024 * 1024;
+
+    function take(file) {
+      if (!file) return;
+      // A new file replaces the game shown: if it fails, only its error is left on screen.
+      viewer.reset();
+      if (file.size > limit) {
+        viewer.fail("This log cannot be replayed: the file is larger than " +
+          Math.round(limit / 1048576) + " MiB.");
+        return;
+      }
+      if (!file.size) {
+        viewer.fail("This log cannot be replayed: the file is empty.");
+        return;
+      }
+      viewer.file = file;
+      viewer.open("all");
+    }
+
+    input.addEventListener("change", function () { take(input.files[0]); });
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      take(input.files[0]);
+    });
+    // A file dropped anywhere on the page opens it (rather than the browser navigating to it).
+    ["dragenter", "dragover"].forEach(function (type) {
+      document.addEventListener(type, function (event) {
+        event.preventDefault();
+        form.classList.add("is-dragging");
+      });
+    });
+    ["dragleave", "dragend"].forEach(function (type) {
+      document.addEventListener(type, function (event) {
+        if (event.target === document.documentElement || event.target === form) {
+          form.classList.remove("is-dragging");
+        }
+      });
+    });
+    document.addEventListener("drop", function (event) {
+      event.preventDefault();
+      form.classList.remove("is-dragging");
+      var files = event.dataTransfer && event.dataTransfer.files;
+      take(files && files[0]);
+    });
+  }
+
+  function start() {
+    document.querySelectorAll("[data-replay]").forEach(function (root) {
+      var viewer = new Viewer(root);
+      root.replayViewer = viewer;
+      if (root.getAttribute("data-src")) viewer.open("all");
+      var form = root.getAttribute("data-upload") && document.querySelector("[data-replay-form]");
+      if (form) bindUpload(viewer, form);
+    });
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

@@ -1,0 +1,83 @@
+"""Browser tests: the site served by pytest-django's `live_server`, driven by Playwright in
+Debian's Chromium (/usr/bin/chromium; never a downloaded browser).
+
+Where Chromium cannot start they are skipped, and on CI (`CI=true`) they fail, like the
+sandbox's and PostgreSQL's tests. Screenshots go to artifacts/screenshots/ (not in git).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.ladder.conftest import (  # noqa: F401  (fixtures used by this folder's tests)
+    _remove_test_media,
+    _unavailable,
+    django_db_setup,
+    example_file,
+    finished_match,
+    owner,
+    postgres_ready,
+    valid_version,
+)
+
+# Playwright's sync API keeps an asyncio loop on the main thread, where the tests also use the
+# ORM; Django would take that loop for an async context and refuse.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+CHROMIUM = "/usr/bin/chromium"
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """One headless Chromium for the session."""
+    try:
+        from playwright.sync_api import Error, sync_playwright
+    except ImportError as exc:
+        _unavailable("Playwright", exc)
+    manager = sync_playwright()
+    try:
+        playwright = manager.start()
+    except Exception as exc:  # Any failure to start the driver means no browser here.
+        _unavailable("Playwright", exc)
+    try:
+        try:
+            chromium = playwright.chromium.launch(
+                executable_path=CHROMIUM, headless=True, args=["--no-sandbox"]
+            )
+        except Error as exc:
+            _unavailable(f"Chromium at {CHROMIUM}", exc)
+        yield chromium
+        chromium.close()
+    finally:
+        manager.__exit__(None, None, None)
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A fresh desktop-sized page; console errors fail the test."""
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield page
+    context.close()
+    assert not errors, f"JavaScript errors: {errors}"
+
+
+@pytest.fixture
+def screenshot() -> Any:
+    """`screenshot(page, name)`: a full-page PNG in artifacts/screenshots/."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+
+    def take(page: Any, name: str) -> Path:
+        path = SCREENSHOTS / f"{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+
+    return take

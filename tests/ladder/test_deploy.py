@@ -1,0 +1,156 @@
+"""deploy/: Django's deployment checks pass with the production settings, the example
+environment file loads, every setting is documented, and the systemd units and the nginx
+configuration are valid (checked by systemd-analyze and nginx where those are installed)."""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DEPLOY = ROOT / "deploy"
+SETTINGS = ROOT / "ladder" / "settings.py"
+
+PRODUCTION = {
+    "DJANGO_SETTINGS_MODULE": "ladder.settings",
+    "DEBUG": "false",
+    "SECRET_KEY": secrets.token_urlsafe(50),
+    "ALLOWED_HOSTS": "ladder.example.org",
+    # Never connected to: the checks below need no database.
+    "DATABASE_URL": "postgres://grass@127.0.0.1:5432/grass_deploy_check",
+    "CELERY_BROKER_URL": "redis://127.0.0.1:6379/15",
+    "SITE_HTTPS": "true",
+    "SECURE_HSTS_SECONDS": "31536000",
+    "SECURE_HSTS_INCLUDE_SUBDOMAINS": "true",
+    "SECURE_HSTS_PRELOAD": "true",
+}
+HTTPS_FLAGS = ("SITE_HTTPS", "SECURE_HSTS_SECONDS", "SECURE_HSTS_INCLUDE_SUBDOMAINS")
+
+
+def check_deploy(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """`manage.py check --deploy` in a process of its own, under exactly these settings."""
+    base = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}
+    return subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT,
+        env=base | env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_deploy_checks_pass_with_production_settings() -> None:
+    done = check_deploy(PRODUCTION)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "System check identified no issues" in done.stdout
+
+
+def test_deploy_checks_flag_a_site_without_https() -> None:
+    """The test above is not vacuous: without the HTTPS settings, Django warns."""
+    done = check_deploy({k: v for k, v in PRODUCTION.items() if k not in HTTPS_FLAGS})
+    assert done.returncode != 0
+    for warning in ("W004", "W008", "W012", "W016"):
+        assert f"security.{warning}" in done.stderr + done.stdout
+
+
+def test_the_example_environment_file_loads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """grass.env.example, read the way deploy/manage.sh reads it, gives working settings."""
+    import runpy
+
+    shell = subprocess.run(
+        ["bash", "-c", 'set -a; . "$1"; set +a; env -0', "_", DEPLOY / "grass.env.example"],
+        env={"PATH": os.environ["PATH"]},
+        capture_output=True,
+        check=True,
+    )
+    values = dict(item.split("=", 1) for item in shell.stdout.decode().split("\0") if "=" in item)
+    for name in documented_variables():
+        monkeypatch.delenv(name, raising=False)
+        if name in values:
+            monkeypatch.setenv(name, values[name])
+    s = runpy.run_path(str(SETTINGS))
+    assert s["DEBUG"] is False and s["SITE_HTTPS"] is True and s["GRASS_SANDBOXED"] is True
+    assert s["DATABASES"]["default"]["ENGINE"] == "django.db.backends.postgresql"
+    assert str(s["MEDIA_ROOT"]) == "/srv/grass/media"
+    assert s["STORAGES"]["default"]["OPTIONS"] == {}
+    assert s["CELERY_WORKER_CONCURRENCY"] is None  # empty: the host's cores
+
+
+def documented_variables() -> list[str]:
+    """The variables of the table in ladder/settings.py's docstring."""
+    import ast
+
+    doc = ast.get_docstring(ast.parse(SETTINGS.read_text())) or ""
+    names = []
+    for line in doc.splitlines():
+        if line.startswith("| ") and not line.startswith(("| variable", "| ---")):
+            names += [n.strip() for n in line.split("|")[1].split(",")]
+    return names
+
+
+def test_every_setting_read_from_the_environment_is_documented() -> None:
+    read = set(re.findall(r'env_\w+\(\s*"([A-Z_]+)"', SETTINGS.read_text()))
+    documented = set(documented_variables())
+    assert read == documented, "the table in ladder/settings.py's docstring is out of date"
+    example = (DEPLOY / "grass.env.example").read_text()
+    readme = (DEPLOY / "README.md").read_text()
+    for name in documented:
+        assert re.search(rf"^{name}=", example, re.MULTILINE), f"{name} not in grass.env.example"
+        assert f"`{name}`" in readme, f"{name} not in deploy/README.md's table"
+
+
+UNITS = ("grass-web.service", "grass-worker.service", "grass-beat.service")
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="no systemd-analyze here")
+def test_systemd_units_verify(tmp_path: Path) -> None:
+    # The units name /opt/grass; verify checks that ExecStart exists, so point it at this tree.
+    for unit in UNITS:
+        text = (DEPLOY / "systemd" / unit).read_text().replace("/opt/grass", str(ROOT))
+        (tmp_path / unit).write_text(text)
+    done = subprocess.run(
+        ["systemd-analyze", "verify", *(str(tmp_path / u) for u in UNITS)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    # An unknown key is only a warning (exit 0), so any output at all fails the test.
+    assert (done.returncode, done.stdout + done.stderr) == (0, "")
+
+
+@pytest.mark.skipif(
+    shutil.which("nginx") is None or shutil.which("openssl") is None, reason="no nginx here"
+)
+def test_nginx_configuration_is_valid(tmp_path: Path) -> None:
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+         "-subj", "/CN=ladder.example.org", "-keyout", key, "-out", cert],
+        capture_output=True,
+        check=True,
+        timeout=60,
+    )  # fmt: skip
+    site = (DEPLOY / "nginx" / "grass.conf").read_text()
+    site = site.replace("/etc/letsencrypt/live/ladder.example.org/fullchain.pem", str(cert))
+    site = site.replace("/etc/letsencrypt/live/ladder.example.org/privkey.pem", str(key))
+    (tmp_path / "grass.conf").write_text(site)
+    (tmp_path / "nginx.conf").write_text(
+        f"error_log {tmp_path}/error.log;\npid {tmp_path}/nginx.pid;\nevents {{}}\n"
+        f"http {{\n  access_log off;\n  include {tmp_path}/grass.conf;\n}}\n"
+    )
+    done = subprocess.run(
+        ["nginx", "-t", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "test is successful" in done.stderr

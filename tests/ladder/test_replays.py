@@ -1,0 +1,247 @@
+"""The replay viewer's endpoints: a finished match's frames, an uploaded log's frames, the
+pages that embed the viewer; what a seat's view leaves out; tampered and oversized logs."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import random
+import re
+from typing import Any
+
+import pytest
+from django.core.files.base import ContentFile
+from django.test import Client
+
+from engine import new_game
+from engine.log import dumps
+from engine.replay_frames import undelta
+from ladder.matches.models import Match
+from ladder.replays.selectors import UPLOAD_LIMIT
+
+pytestmark = pytest.mark.django_db
+
+EXTERNAL_URL = re.compile(r"https?://(?!testserver[/:\"']|localhost|127\.0\.0\.1)")
+
+
+def game_log(names: list[str], seed: int = 8, hands: int = 1) -> str:
+    """A random game's log as the runner writes it (JSON Lines)."""
+    game = new_game("modern", names, seed, limits={"max_hands": hands})
+    rng = random.Random(seed)
+    while not game.over:
+        game.apply(rng.choice(game.legal_actions()))
+    return dumps(game.events)
+
+
+def attach_log(match: Match, text: str) -> Match:
+    """Store a log on a finished match as match_run does (gzip, sha256, result)."""
+    data = gzip.compress(text.encode(), mtime=0)
+    match.log.save(f"match-{match.pk}.jsonl.gz", ContentFile(data), save=False)
+    match.log_sha256 = hashlib.sha256(data).hexdigest()
+    match.result = json.loads(text.splitlines()[-1])
+    match.save()
+    return match
+
+
+@pytest.fixture
+def replayed(valid_version: Any, finished_match: Any) -> tuple[Match, str]:
+    """A finished three-seat match with a real log, and that log's text."""
+    versions = [valid_version("alpha"), valid_version("beta"), valid_version("gamma")]
+    match = finished_match(versions, [1, 2, 3])
+    text = game_log(["alpha", "beta", "gamma"])
+    return attach_log(match, text), text
+
+
+def frames_of(response: Any) -> list[dict[str, Any]]:
+    return undelta(response.json()["frames"])
+
+
+def test_a_finished_match_replays_with_every_card_revealed(
+    client: Client, replayed: tuple[Match, str]
+) -> None:
+    match, text = replayed
+    response = client.get(f"/matches/{match.pk}/replay.json")
+    assert response.status_code == 200 and response["Content-Type"] == "application/json"
+    doc = response.json()
+    assert doc["format"] == "grass-replay/1" and doc["view"] == "all"
+    assert doc["game"]["players"] == ["alpha", "beta", "gamma"] and "seed" in doc["game"]
+    assert doc["cards"]["panama"] == {"title": "Panama", "family": "peddle", "value": 50_000}
+    assert doc["result"] == match.result
+    frames = frames_of(response)
+    assert len(frames) == len(text.splitlines())
+    assert all(isinstance(s["hand"], list) for f in frames for s in f["seats"])
+    assert frames[-1]["event"] == "result" and frames[-1]["totals"] == match.result["totals"]
+    # A finished match's log never changes: the answer can be cached and revalidated.
+    assert "max-age" in response["Cache-Control"]
+    again = client.get(
+        f"/matches/{match.pk}/replay.json", headers={"if-none-match": response["ETag"]}
+    )
+    assert again.status_code == 304
+    other_view = client.get(
+        f"/matches/{match.pk}/replay.json?view=1", headers={"if-none-match": response["ETag"]}
+    )
+    assert other_view.status_code == 200
+    # Deltas of JSON squeeze well: a browser gets them gzipped, and can still revalidate.
+    packed = client.get(f"/matches/{match.pk}/replay.json", headers={"accept-encoding": "gzip"})
+    assert packed["Content-Encoding"] == "gzip"
+    assert json.loads(gzip.decompress(packed.content)) == doc
+    assert len(packed.content) * 5 < len(response.content)
+    revalidated = client.get(
+        f"/matches/{match.pk}/replay.json",
+        headers={"accept-encoding": "gzip", "if-none-match": packed["ETag"]},
+    )
+    assert revalidated.status_code == 304
+
+
+def test_a_seats_view_holds_only_what_that_seat_saw(
+    client: Client, replayed: tuple[Match, str]
+) -> None:
+    match, text = replayed
+    everything = frames_of(client.get(f"/matches/{match.pk}/replay.json?view=all"))
+    response = client.get(f"/matches/{match.pk}/replay.json?view=1")
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert '"secret"' not in body and '"seed"' not in body
+    doc = response.json()
+    assert doc["view"] == 1
+    frames = undelta(doc["frames"])
+    assert len(frames) == len(everything)
+    for mine, full in zip(frames, everything, strict=True):
+        assert mine["seats"][1]["hand"] == full["seats"][1]["hand"]
+        assert mine["seats"][0]["hand"] is None and mine["seats"][2]["hand"] is None
+        assert [s["cards"] for s in mine["seats"]] == [s["cards"] for s in full["seats"]]
+    # The others' deals and draws are words, not cards.
+    log = [json.loads(line) for line in text.splitlines()]
+    for event, frame in zip(log, frames, strict=True):
+        if event["e"] == "dealt" and event["seat"] != 1:
+            assert frame["lines"] == [f"{log[0]['players'][event['seat']]} is dealt 6 cards"]
+
+
+def test_bad_views_and_unfinished_matches(
+    client: Client, replayed: tuple[Match, str], valid_version: Any
+) -> None:
+    match, _ = replayed
+    url = f"/matches/{match.pk}/replay.json"
+    bad = client.get(url, {"view": "seven"})
+    assert bad.status_code == 400 and "view must be 'all' or a seat number" in bad.json()["error"]
+    assert client.get(url, {"view": "9"}).status_code == 400
+    missing = client.get(url, {"view": "4"})
+    assert missing.status_code == 400 and missing.json()["error"] == "no seat 4 in a 3-player game"
+    assert client.get("/matches/999999/replay.json").status_code == 404
+    queued = Match.objects.create(ruleset="modern")
+    response = client.get(f"/matches/{queued.pk}/replay.json")
+    assert response.status_code == 404 and "error" in response.json()
+    no_log = Match.objects.create(ruleset="modern", status=Match.Status.FINISHED)
+    assert client.get(f"/matches/{no_log.pk}/replay.json").status_code == 404
+    assert client.post(url).status_code == 405
+
+
+def test_a_stored_log_that_no_longer_replays_is_reported(
+    client: Client, replayed: tuple[Match, str]
+) -> None:
+    match, text = replayed
+    lines = text.splitlines()
+    header = json.loads(lines[0])
+    header["engine"] = "0.1.0"
+    attach_log(match, "\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    response = client.get(f"/matches/{match.pk}/replay.json")
+    assert response.status_code == 422
+    assert response.json()["error"].startswith("line 1: log written by engine 0.1.0")
+
+
+def _csrf_client() -> tuple[Client, str]:
+    client = Client(enforce_csrf_checks=True)
+    page = client.get("/replay/")
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.content.decode())
+    assert token is not None
+    return client, token.group(1)
+
+
+def _upload(client: Client, token: str, data: bytes, name: str, view: str = "all") -> Any:
+    return client.post(
+        f"/replay/upload.json?view={view}",
+        {"log": ContentFile(data, name=name), "csrfmiddlewaretoken": token},
+    )
+
+
+def test_an_uploaded_log_replays_like_a_stored_one(
+    client: Client, replayed: tuple[Match, str]
+) -> None:
+    match, text = replayed
+    stored = client.get(f"/matches/{match.pk}/replay.json?view=2").json()
+    uploader, token = _csrf_client()
+    gz = _upload(uploader, token, gzip.compress(text.encode()), "match.jsonl.gz", view="2")
+    assert gz.status_code == 200 and gz.json() == stored
+    plain = _upload(uploader, token, text.encode(), "game-8.jsonl")
+    assert plain.status_code == 200 and plain.json()["view"] == "all"
+    # The raw file as the body, the token in the header, as a script would send it.
+    raw = uploader.post(
+        "/replay/upload.json?view=0",
+        gzip.compress(text.encode()),
+        content_type="application/gzip",
+        headers={"x-csrftoken": token},
+    )
+    assert raw.status_code == 200 and raw.json()["view"] == 0
+
+
+def test_an_upload_needs_the_csrf_token() -> None:
+    client = Client(enforce_csrf_checks=True)
+    response = client.post("/replay/upload.json", {"log": ContentFile(b"{}", name="x.jsonl")})
+    assert response.status_code == 403
+
+
+def test_a_tampered_upload_is_refused_at_its_line(replayed: tuple[Match, str]) -> None:
+    _, text = replayed
+    lines = text.splitlines()
+    number = next(i for i, line in enumerate(lines, start=1) if '"e":"draw"' in line and i > 10)
+    event = json.loads(lines[number - 1])
+    card = event["secret"]["card"]
+    event["secret"]["card"] = "mexico" if card != "mexico" else "panama"
+    lines[number - 1] = json.dumps(event, separators=(",", ":"))
+    client, token = _csrf_client()
+    response = _upload(client, token, gzip.compress("\n".join(lines).encode()), "t.jsonl.gz")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error.startswith(f"line {number}: the engine expected")
+    not_json = _upload(client, token, lines[0].encode() + b"\n{oops\n", "t.jsonl")
+    assert not_json.status_code == 400 and not_json.json()["error"].startswith("line 2: not JSON")
+    broken = _upload(client, token, b"\x1f\x8b\x08\x00garbage", "t.jsonl.gz")
+    assert broken.status_code == 400
+    assert broken.json()["error"].startswith("line 1: not a readable gzip file")
+    missing = client.post("/replay/upload.json", {"csrfmiddlewaretoken": token})
+    assert missing.status_code == 400 and "choose a log file" in missing.json()["error"]
+
+
+def test_oversized_and_bomb_uploads_are_refused() -> None:
+    client, token = _csrf_client()
+    big = _upload(client, token, b"x" * (UPLOAD_LIMIT + 1), "big.jsonl")
+    assert big.status_code == 413 and "larger than 5 MiB" in big.json()["error"]
+    # 40 MiB of newlines gzip to about 40 KiB: refused once unpacked past the limit.
+    bomb = _upload(client, token, gzip.compress(b"\n" * (40 * 1024 * 1024)), "bomb.jsonl.gz")
+    assert bomb.status_code == 413 and "once decompressed" in bomb.json()["error"]
+
+
+def test_the_match_page_embeds_the_viewer(
+    client: Client, replayed: tuple[Match, str], valid_version: Any
+) -> None:
+    match, _ = replayed
+    html = client.get(f"/matches/{match.pk}/").content.decode()
+    assert f'data-src="/matches/{match.pk}/replay.json"' in html
+    assert "/static/ladder/replay.js" in html and "/static/ladder/replay.css" in html
+    assert 'aria-live="polite"' in html and 'role="alert"' in html
+    assert 'aria-keyshortcuts="PageDown n"' in html
+    assert not EXTERNAL_URL.search(html)
+    queued = Match.objects.create(ruleset="modern")
+    assert "data-replay" not in client.get(f"/matches/{queued.pk}/").content.decode()
+
+
+def test_the_open_a_log_page(client: Client) -> None:
+    response = client.get("/replay/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert 'enctype="multipart/form-data"' in html and 'type="file"' in html
+    assert 'name="csrfmiddlewaretoken"' in html
+    assert 'data-upload="/replay/upload.json"' in html
+    assert f'data-limit="{UPLOAD_LIMIT}"' in html
+    assert not EXTERNAL_URL.search(html)

@@ -1,0 +1,155 @@
+"""The tournaments' REST API and pages: who may do what, shapes, the results archive."""
+
+from __future__ import annotations
+
+import csv
+import io
+import random
+import zipfile
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.core.files.base import ContentFile
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from ladder.accounts.services import token_get_or_create
+from ladder.matches.models import Match
+from ladder.tournaments.models import Tournament
+from ladder.tournaments.services import tournament_progress, tournament_tick
+from tests.ladder.tournaments.conftest import settle_games
+
+pytestmark = pytest.mark.django_db
+
+
+def _client(user: Any | None) -> APIClient:
+    client = APIClient()
+    if user is not None:
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token_get_or_create(user=user).key}")
+    return client
+
+
+def _body(**overrides: Any) -> dict[str, Any]:
+    now = timezone.now()
+    return {
+        "name": "Friday cup",
+        "format": "swiss",
+        "seats": 2,
+        "swiss_rounds": 2,
+        "registration_opens": (now - timedelta(hours=1)).isoformat(),
+        "registration_closes": (now + timedelta(hours=1)).isoformat(),
+        "starts_at": (now + timedelta(hours=2)).isoformat(),
+        **overrides,
+    }
+
+
+def test_only_organisers_create_and_bad_settings_say_why(organiser: Any, owner: Any) -> None:
+    assert _client(None).post("/api/tournaments/", _body(), format="json").status_code == 401
+    assert _client(owner).post("/api/tournaments/", _body(), format="json").status_code == 403
+    bad = _client(organiser).post("/api/tournaments/", _body(seats=9), format="json")
+    assert bad.status_code == 400 and "seats per table must be 2 to 6" in bad.json()["detail"]
+    created = _client(organiser).post("/api/tournaments/", _body(), format="json")
+    assert created.status_code == 201, created.json()
+    assert created.json()["status"] == "scheduled" and created.json()["organiser"] == "org"
+
+
+def test_enter_list_detail_withdraw_and_control_over_the_api(
+    organiser: Any, owner: Any, stranger: Any, entrants: Any
+) -> None:
+    t_id = _client(organiser).post("/api/tournaments/", _body(), format="json").json()["id"]
+    tournament_tick(tournament_id=t_id)  # registration opens
+    bots = entrants(3)
+    for bot in bots:
+        answer = _client(owner).post(
+            f"/api/tournaments/{t_id}/entries/", {"bot": bot.pk}, format="json"
+        )
+        assert answer.status_code == 201, answer.json()
+    refused = _client(stranger).post(
+        f"/api/tournaments/{t_id}/entries/", {"bot": bots[0].pk}, format="json"
+    )
+    assert refused.status_code == 400 and "owner" in refused.json()["detail"]
+
+    listed = _client(None).get("/api/tournaments/", {"status": "upcoming"}).json()
+    assert [t["id"] for t in listed["results"]] == [t_id]
+    assert _client(None).get("/api/tournaments/", {"status": "running"}).json()["count"] == 0
+
+    entry = _client(None).get(f"/api/tournaments/{t_id}/").json()["entries"][0]
+    gone = _client(stranger).delete(f"/api/tournaments/{t_id}/entries/{entry['id']}/")
+    assert gone.status_code == 403
+    gone = _client(owner).delete(f"/api/tournaments/{t_id}/entries/{entry['id']}/")
+    assert gone.status_code == 200 and gone.json()["withdrawn"]
+
+    t = Tournament.objects.get(pk=t_id)
+    tournament_tick(tournament_id=t_id, now=t.starts_at)
+    detail = _client(None).get(f"/api/tournaments/{t_id}/").json()
+    assert detail["tournament"]["status"] == "running"
+    assert detail["tie_breaks"][0].startswith("Opponents' points")
+    table = detail["rounds"][0]["tables"][0]
+    assert len(table["seats"]) == 2 and table["matches"][0]["status"] == "queued"
+
+    assert _client(owner).post(f"/api/tournaments/{t_id}/pause/").status_code == 403
+    paused = _client(organiser).post(f"/api/tournaments/{t_id}/pause/")
+    assert paused.status_code == 200 and paused.json()["status"] == "paused"
+    again = _client(organiser).post(f"/api/tournaments/{t_id}/pause/")
+    assert again.status_code == 400 and "only a running tournament" in again.json()["detail"]
+    cancelled = _client(organiser).post(f"/api/tournaments/{t_id}/cancel/")
+    assert cancelled.json()["status"] == "cancelled"
+
+
+def test_a_finished_tournament_downloads_as_logs_plus_standings_csv(
+    make_tournament: Any, entrants: Any, owner: Any
+) -> None:
+    from ladder.tournaments.services import tournament_register
+
+    t = make_tournament(format="swiss", seats=2, swiss_rounds=1)
+    for bot in entrants(2):
+        tournament_register(tournament=t, bot=bot, user=owner)
+    tournament_tick(tournament_id=t.pk, now=t.starts_at)
+    assert _client(None).get(f"/api/tournaments/{t.pk}/archive/").status_code == 404
+    settle_games(t, random.Random(1))
+    match = Match.objects.get()
+    match.log.save("m.jsonl.gz", ContentFile(b"a stored log"), save=True)
+    tournament_progress(tournament_id=t.pk)
+
+    answer = _client(None).get(f"/api/tournaments/{t.pk}/archive/")
+    assert answer.status_code == 200 and answer["Content-Type"] == "application/zip"
+    archive = zipfile.ZipFile(io.BytesIO(answer.content))
+    assert archive.read(f"round-1/table-1-game-0-match-{match.pk}.jsonl.gz") == b"a stored log"
+    rows = list(csv.reader(io.StringIO(archive.read("standings.csv").decode())))
+    assert rows[0][:5] == ["rank", "bot", "owner", "version", "points"]
+    assert [r[0] for r in rows[1:]] == ["1", "2"]
+
+
+def test_pages_list_show_and_guard_the_create_form(
+    client: Any, organiser: Any, owner: Any, make_tournament: Any
+) -> None:
+    t = make_tournament(format="round_robin", seats=3, description="Friday night")
+    assert t.name in client.get("/tournaments/").content.decode()
+    page = client.get(f"/tournaments/{t.pk}/").content.decode()
+    assert "Friday night" in page and "points (Buchholz)" in page
+    client.force_login(owner)
+    assert client.get("/tournaments/new/").status_code == 403
+    client.force_login(organiser)
+    form = client.get("/tournaments/new/")
+    assert form.status_code == 200 and "Swiss only" in form.content.decode()
+    now = timezone.now()
+    posted = client.post(
+        "/tournaments/new/",
+        {
+            "name": "late start",
+            "ruleset": "modern",
+            "seats": 4,
+            "format": "swiss",
+            "swiss_rounds": 3,
+            "meetings": 1,
+            "decision_ms": 1000,
+            "bank_ms": 30000,
+            "registration_opens": now.strftime("%Y-%m-%dT%H:%M"),
+            "registration_closes": (now + timedelta(hours=2)).strftime("%Y-%m-%dT%H:%M"),
+            "starts_at": (now + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M"),
+            "eligibility": "open",
+        },
+    )
+    assert posted.status_code == 200
+    assert "cannot start before registration closes" in posted.content.decode()

@@ -1,0 +1,334 @@
+"""Tournaments through their services: the clock, each format to the finish, duplicate tables,
+byes, withdrawals, new versions mid-event, pause/resume/cancel, failed games, bad input.
+
+Games are settled by `settle_games` (random results written as a worker would) so that these
+tests check the tournament's logic; tests/e2e plays real games with real workers.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from datetime import timedelta
+from itertools import combinations
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from ladder.matches.models import Match
+from ladder.tournaments.models import Entry, Round, Tournament
+from ladder.tournaments.services import (
+    TournamentError,
+    tournament_cancel,
+    tournament_pause,
+    tournament_progress,
+    tournament_register,
+    tournament_resume,
+    tournament_tick,
+    tournament_withdraw,
+)
+from tests.ladder.tournaments.conftest import settle_games
+
+pytestmark = pytest.mark.django_db
+
+
+def _start(t: Tournament) -> Tournament:
+    tournament_tick(tournament_id=t.pk, now=t.starts_at + timedelta(seconds=1))
+    t.refresh_from_db()
+    return t
+
+
+def _enter(t: Tournament, bots: list[Any], owner: Any) -> list[Entry]:
+    return [tournament_register(tournament=t, bot=bot, user=owner) for bot in bots]
+
+
+def _run_to_end(t: Tournament, rng: random.Random, limit: int = 50) -> Tournament:
+    for _ in range(limit):
+        settle_games(t, rng)
+        tournament_progress(tournament_id=t.pk)
+        t.refresh_from_db()
+        if t.status != Tournament.Status.RUNNING:
+            return t
+    raise AssertionError("the tournament did not finish")
+
+
+def _tables(t: Tournament) -> list[list[int]]:
+    return [table.seats for r in t.rounds.all() for table in r.tables.all()]
+
+
+def test_the_clock_opens_closes_and_starts_and_is_in_beats_database_schedule(
+    make_tournament: Any, entrants: Any, owner: Any
+) -> None:
+    from django_celery_beat.models import PeriodicTask
+
+    t = make_tournament(format="swiss", seats=3, swiss_rounds=2)
+    assert t.status == Tournament.Status.REGISTRATION
+    clock = PeriodicTask.objects.filter(name__startswith=f"tournament {t.pk} ")
+    assert sorted(p.clocked.clocked_time for p in clock) == sorted(
+        [t.registration_opens, t.registration_closes, t.starts_at]
+    )
+    assert all(p.one_off and p.task == "ladder.tournaments.tasks.tournament_tick" for p in clock)
+
+    _enter(t, entrants(6), owner)
+    tournament_tick(tournament_id=t.pk, now=t.registration_closes)
+    t.refresh_from_db()
+    assert t.status == Tournament.Status.CLOSED
+    t = _start(t)
+    assert t.status == Tournament.Status.RUNNING
+    assert t.rounds.count() == 1
+    assert Match.objects.filter(status=Match.Status.QUEUED).count() == 2  # two tables of three
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4, 6])
+def test_a_swiss_tournament_runs_to_the_finish_with_byes_and_standings(
+    make_tournament: Any, entrants: Any, owner: Any, seats: int
+) -> None:
+    t = make_tournament(format="swiss", seats=seats, swiss_rounds=3)
+    entries = _enter(t, entrants(seats * 2 + 1), owner)
+    t = _run_to_end(_start(t), random.Random(seats))
+
+    assert t.status == Tournament.Status.FINISHED
+    assert t.rounds.count() == 3
+    everyone = {e.pk for e in entries}
+    for r in t.rounds.all():
+        seated = [pk for table in r.tables.all() for pk in table.seats]
+        assert len(seated) == len(set(seated))
+        assert set(seated) | set(r.byes) == everyone and not set(seated) & set(r.byes)
+        for table in r.tables.all():
+            assert 2 <= len(table.seats) <= seats
+            assert table.result is not None
+    from ladder.tournaments.selectors import tournament_detail
+
+    standings = tournament_detail(tournament=t).standings
+    assert [row.rank for row in standings] == list(range(1, len(entries) + 1))
+    assert [row.points for row in standings] == sorted((r.points for r in standings), reverse=True)
+    assert not t.rounds.filter(status=Round.Status.RUNNING).exists()
+
+
+def test_a_round_robin_seats_every_pair_together_and_duplicate_rotates_the_same_cards(
+    make_tournament: Any, entrants: Any, owner: Any
+) -> None:
+    t = make_tournament(format="round_robin", seats=3, duplicate=True, ruleset="classic")
+    entries = _enter(t, entrants(7), owner)
+    t = _run_to_end(_start(t), random.Random(1))
+
+    assert t.status == Tournament.Status.FINISHED
+    met = Counter(pair for seats in _tables(t) for pair in combinations(sorted(seats), 2))
+    assert set(met) == set(combinations(sorted(e.pk for e in entries), 2))
+    for r in t.rounds.all():
+        for table in r.tables.all():
+            games = list(table.games.select_related("match").order_by("rotation"))
+            assert len(games) == len(table.seats)  # one game per seat rotation
+            assert len({g.match.seed for g in games}) == 1  # the same shuffle each time
+            orders = [[s.bot_version.bot_id for s in g.match.seats.order_by("seat")] for g in games]
+            for rotation, order in enumerate(orders):
+                assert order == orders[0][rotation:] + orders[0][:rotation]
+            assert all(g.match.ruleset == "classic" and not g.match.rated for g in games)
+
+
+def test_single_elimination_ends_with_one_winner(
+    make_tournament: Any, entrants: Any, owner: Any
+) -> None:
+    t = make_tournament(format="elimination", seats=3)
+    _enter(t, entrants(10), owner)
+    t = _run_to_end(_start(t), random.Random(2))
+
+    assert t.status == Tournament.Status.FINISHED
+    last = t.rounds.order_by("-number").first()
+    advancing = last.byes + [pk for tb in last.tables.all() for pk in tb.result["advancing"]]
+    assert len(advancing) == 1
+
+
+def test_tournament_games_use_its_time_control_and_feed_elo_only_if_rated(
+    make_tournament: Any, entrants: Any, owner: Any
+) -> None:
+    t = make_tournament(format="swiss", seats=2, swiss_rounds=1, rated=True, decision_ms=300)
+    _enter(t, entrants(2), owner)
+    t = _start(t)
+    match = Match.objects.get()
+    assert match.rated and match.time_control == {"decision_ms": 300, "bank_ms": 30_000}
+
+
+def test_the_version_frozen_at_the_start_plays_even_after_a_new_upload(
+    make_tournament: Any, entrants: Any, owner: Any, example_file: Any
+) -> None:
+    from ladder.bots.models import BotVersion
+    from ladder.bots.services import bot_version_upload
+
+    t = make_tournament(format="swiss", seats=2, swiss_rounds=2)
+    bots = entrants(2)
+    _enter(t, bots, owner)
+    t = _start(t)
+    frozen = {e.bot_id: e.version_id for e in t.entries.all()}
+    newer = bot_version_upload(bot=bots[0], filename="bot.py", data=example_file("greedy"))
+    BotVersion.objects.filter(pk=newer.pk).update(status=BotVersion.Status.VALID)
+
+    settle_games(t, random.Random(3))
+    tournament_progress(tournament_id=t.pk)  # round 2 starts
+    round2 = Match.objects.filter(tournament_game__table__round__number=2).get()
+    assert {s.bot_version.bot_id: s.bot_version_id for s in round2.seats.all()} == frozen
+
+
+def test_a_bot_withdrawn_mid_event_is_not_paired_again(
+    make_tournament: Any, entrants: Any, owner: Any
+) -> None:
+    t = make_tournament(format="swiss", seats=2, swiss_rounds=3)
+    entries = _enter(t, entrants(4), owner)
+    t = _start(t)
+    tournament_withdraw(entry=entries[0], user=owner)
+    t = _run_to_end(t, random.Random(4))
+
+    assert t.status == Tournament.Status.FINISHED
+    later = [
+        pk
+        for r in t.rounds.filter(number__gt=1)
+        for pk in [*r.byes, *(seat for tb in r.tables.all() for seat in tb.seats)]
+    ]
+    assert entries[0].pk not in later
+    with pytest.raises(TournamentError, match="finished"):
+        tournament_withdraw(entry=Entry.objects.get(pk=entries[1].pk), user=owner)
+
+
+def test_pause_holds_the_next_round_and_resume_starts_it(
+    make_tournament: Any,
+    entrants: Any,
+    owner: Any,
+    organiser: Any,
+    django_capture_on_commit_callbacks: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ladder.tournaments import tasks
+
+    t = make_tournament(format="swiss", seats=2, swiss_rounds=2)
+    _enter(t, entrants(4), owner)
+    t = _start(t)
+    with pytest.raises(TournamentError, match="only the organiser"):
+        tournament_pause(tournament=t, user=owner)
+    tournament_pause(tournament=t, user=organiser)
+    settle_games(t, random.Random(5))
+    tournament_progress(tournament_id=t.pk)
+    assert t.rounds.count() == 1  # paused: the tables are scored, no new round
+    assert all(tb.result for tb in t.rounds.get().tables.all())
+
+    sent: list[int] = []
+    monkeypatch.setattr(tasks.progress_tournament, "delay", sent.append)
+    with django_capture_on_commit_callbacks(execute=True):
+        tournament_resume(tournament=t, user=organiser)
+    assert sent == [t.pk]
+    tournament_progress(tournament_id=t.pk)
+    assert t.rounds.count() == 2
+
+
+def test_cancel_drops_queued_games_and_stops_the_clock(
+    make_tournament: Any, entrants: Any, owner: Any, organiser: Any
+) -> None:
+    from django_celery_beat.models import PeriodicTask
+
+    t = make_tournament(format="swiss", seats=2, swiss_rounds=2)
+    _enter(t, entrants(4), owner)
+    t = _start(t)
+    tournament_cancel(tournament=t, user=organiser)
+    t.refresh_from_db()
+    assert t.status == Tournament.Status.CANCELLED
+    assert set(Match.objects.values_list("status", "failure_reason")) == {
+        ("failed", "tournament cancelled")
+    }
+    assert not PeriodicTask.objects.filter(name__startswith=f"tournament {t.pk} ", enabled=True)
+    with pytest.raises(TournamentError, match="already cancelled"):
+        tournament_cancel(tournament=t, user=organiser)
+
+
+def test_a_game_that_failed_for_good_is_a_draw_with_no_money(
+    make_tournament: Any, entrants: Any, owner: Any
+) -> None:
+    t = make_tournament(format="swiss", seats=3, swiss_rounds=1)
+    _enter(t, entrants(3), owner)
+    t = _start(t)
+    settle_games(t, random.Random(6), fail=1)
+    t = _run_to_end(t, random.Random(6))
+
+    table = t.rounds.get().tables.get()
+    assert set(table.result["places"].values()) == {1}
+    assert set(table.result["totals"].values()) == {0}
+    assert t.status == Tournament.Status.FINISHED
+
+
+def test_fewer_entrants_than_seats_cancels_at_the_start_with_the_reason(
+    make_tournament: Any, entrants: Any, owner: Any
+) -> None:
+    t = make_tournament(format="swiss", seats=4)
+    _enter(t, entrants(3), owner)
+    t = _start(t)
+    assert t.status == Tournament.Status.CANCELLED
+    assert "3 entrants, fewer than 4 seats" in t.status_reason
+
+
+def test_top_n_keeps_the_ladders_best_at_the_close(
+    make_tournament: Any, entrants: Any, owner: Any
+) -> None:
+    from ladder.ratings.models import BotRating
+
+    bots = entrants(4)
+    for mu, bot in zip([1600, 1500, 1400, 1700], bots, strict=True):
+        BotRating.objects.create(bot=bot, ruleset="modern", mu=mu, games=5)
+    t = make_tournament(format="swiss", seats=2, eligibility="top_n", top_n=2)
+    _enter(t, bots, owner)
+    t = _start(t)
+    playing = set(t.entries.filter(withdrawn__isnull=True).values_list("bot_id", flat=True))
+    assert playing == {bots[0].pk, bots[3].pk}
+    assert t.entries.filter(withdrawn_reason="not in the ladder's top 2").count() == 2
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"seats": 7}, "seats per table must be 2 to 6"),
+        ({"seats": 1}, "seats per table must be 2 to 6"),
+        ({"format": "knockout"}, "unknown format 'knockout'"),
+        ({"swiss_rounds": 0}, "needs 1 to 50 rounds"),
+        ({"ruleset": "1990"}, "unknown ruleset '1990'"),
+        ({"eligibility": "top_n", "top_n": 2, "seats": 4}, "top N needs N of at least"),
+        ({"decision_ms": 10}, "time per decision must be 50 to 60000 ms"),
+        ({"variants": {"nonsense": True}}, "bad variants"),
+    ],
+)
+def test_bad_settings_are_refused_by_name(
+    make_tournament: Any, fields: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(TournamentError, match=message):
+        make_tournament(**fields)
+    assert not Tournament.objects.exists()
+
+
+def test_starting_before_registration_closes_is_refused(make_tournament: Any) -> None:
+    now = timezone.now()
+    with pytest.raises(TournamentError, match="cannot start before registration closes"):
+        make_tournament(registration_closes=now + timedelta(hours=2), starts_at=now)
+    with pytest.raises(TournamentError, match="must open before it closes"):
+        make_tournament(registration_opens=now, registration_closes=now - timedelta(hours=1))
+
+
+def test_registration_checks_owner_window_invitation_and_validity(
+    make_tournament: Any, entrants: Any, owner: Any, stranger: Any, organiser: Any
+) -> None:
+    from ladder.bots.services import bot_create
+
+    bots = entrants(2)
+    t = make_tournament(format="swiss", seats=2, eligibility="invited")
+    t.invited.set([bots[0]])
+    with pytest.raises(TournamentError, match="only a bot's owner"):
+        tournament_register(tournament=t, bot=bots[0], user=stranger)
+    with pytest.raises(TournamentError, match="bot1 is not invited"):
+        tournament_register(tournament=t, bot=bots[1], user=owner)
+    tournament_register(tournament=t, bot=bots[0], user=owner)
+    with pytest.raises(TournamentError, match="already entered"):
+        tournament_register(tournament=t, bot=bots[0], user=owner)
+    empty = bot_create(owner=owner, name="empty")
+    t.invited.add(empty)
+    with pytest.raises(TournamentError, match="empty has no valid version"):
+        tournament_register(tournament=t, bot=empty, user=owner)
+    tournament_tick(tournament_id=t.pk, now=t.registration_closes)
+    t.refresh_from_db()
+    with pytest.raises(TournamentError, match="registration is not open"):
+        tournament_register(tournament=t, bot=bots[1], user=owner)
