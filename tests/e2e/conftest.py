@@ -167,6 +167,24 @@ def celery(celery_env: dict[str, str], tmp_path: Path) -> Iterator[Callable[...,
     for process in sorted(started, key=lambda p: not p.name.startswith("beat")):
         if not process.stopped:
             process.stop()
+    _wait_for_other_sessions_to_close()
+
+
+def _wait_for_other_sessions_to_close(timeout: float = 10.0) -> None:
+    """PostgreSQL notices a killed client's connection a moment later; the test database can
+    be dropped only once every other session on it has gone."""
+    from django.db import connection
+
+    deadline = time.monotonic() + timeout
+    with connection.cursor() as cursor:
+        while time.monotonic() < deadline:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+            if cursor.fetchone()[0] == 0:
+                return
+            time.sleep(0.1)
 
 
 def wait_until(check: Callable[[], object], *, timeout: float, what: str) -> object:
