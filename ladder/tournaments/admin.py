@@ -9,7 +9,11 @@ from django import forms
 from django.contrib import admin
 
 from ladder.tournaments.models import Entry, Round, Tournament
-from ladder.tournaments.services import TournamentError, _schedule_clock, tournament_validate
+from ladder.tournaments.services import (
+    TournamentError,
+    tournament_schedule_clock,
+    tournament_validate,
+)
 
 
 class TournamentForm(forms.ModelForm):
@@ -64,7 +68,7 @@ class TournamentAdmin(admin.ModelAdmin):
 
     def save_model(self, request: Any, obj: Tournament, form: Any, change: bool) -> None:
         super().save_model(request, obj, form, change)
-        _schedule_clock(obj)  # the times may have changed
+        tournament_schedule_clock(obj)  # the times may have changed
 
 
 @admin.register(Round)

@@ -105,7 +105,7 @@ def tournament_create(*, organiser: Any, invited: Sequence[Bot] = (), **fields: 
     with transaction.atomic():
         tournament = Tournament.objects.create(organiser=organiser, **values)
         tournament.invited.set(invited)
-        _schedule_clock(tournament)
+        tournament_schedule_clock(tournament)
     return tournament
 
 
@@ -126,7 +126,7 @@ _VALIDATED = (
 )
 
 
-def _schedule_clock(tournament: Tournament) -> None:
+def tournament_schedule_clock(tournament: Tournament) -> None:
     """One-off entries in django-celery-beat's schedule: beat runs `tournament_tick` at each
     set time, and picks up entries added while it runs (no restart)."""
     import json

@@ -153,3 +153,55 @@ def test_pages_list_show_and_guard_the_create_form(
     )
     assert posted.status_code == 200
     assert "cannot start before registration closes" in posted.content.decode()
+
+
+def test_a_tournament_games_match_page_names_its_tournament_round_and_table(
+    client: Any, make_tournament: Any, entrants: Any, owner: Any
+) -> None:
+    from ladder.tournaments.services import tournament_register
+
+    t = make_tournament(format="swiss", seats=2, swiss_rounds=1, name="Night cup")
+    for bot in entrants(2):
+        tournament_register(tournament=t, bot=bot, user=owner)
+    tournament_tick(tournament_id=t.pk, now=t.starts_at)
+    page = client.get(f"/matches/{Match.objects.get().pk}/").content.decode()
+    assert f'href="/tournaments/{t.pk}/">Night cup</a>, round 1, table 1' in page
+
+
+def test_the_admin_form_refuses_a_start_before_registration_closes(
+    client: Any, django_user_model: Any
+) -> None:
+    admin = django_user_model.objects.create_superuser(username="root", password="pw")
+    client.force_login(admin)
+    now = timezone.now()
+    answer = client.post(
+        "/admin/tournaments/tournament/add/",
+        {
+            "name": "bad",
+            "organiser": admin.pk,
+            "ruleset": "modern",
+            "variants": "{}",
+            "limits": "{}",
+            "seats": 4,
+            "format": "swiss",
+            "swiss_rounds": 3,
+            "meetings": 1,
+            "decision_ms": 1000,
+            "bank_ms": 30000,
+            "registration_opens_0": now.strftime("%Y-%m-%d"),
+            "registration_opens_1": "00:00:00",
+            "registration_closes_0": (now + timedelta(days=2)).strftime("%Y-%m-%d"),
+            "registration_closes_1": "00:00:00",
+            "starts_at_0": (now + timedelta(days=1)).strftime("%Y-%m-%d"),
+            "starts_at_1": "00:00:00",
+            "eligibility": "open",
+            "seed": 1,
+            "created_0": now.strftime("%Y-%m-%d"),
+            "created_1": "00:00:00",
+            "entries-TOTAL_FORMS": 0,
+            "entries-INITIAL_FORMS": 0,
+        },
+    )
+    assert answer.status_code == 200
+    assert "cannot start before registration closes" in answer.content.decode()
+    assert not Tournament.objects.exists()
