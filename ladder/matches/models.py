@@ -40,6 +40,8 @@ class Match(models.Model):
     attempts = models.PositiveSmallIntegerField(default=0)
     failure_reason = models.TextField(blank=True)
     created = models.DateTimeField(default=timezone.now)
+    queued = models.DateTimeField(default=timezone.now)
+    """When the match was last sent to the workers: a match queued for long lost its message."""
     started = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
     log = models.FileField(upload_to=_log_path, blank=True, max_length=200)

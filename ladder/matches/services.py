@@ -190,6 +190,29 @@ def match_requeue_stale(*, older_than: timedelta | None = None) -> list[int]:
     return requeued
 
 
+def match_resend_lost(*, older_than: timedelta | None = None) -> list[int]:
+    """Send again the matches queued for longer than `older_than` (default
+    GRASS_MATCH_STALE_SECONDS): their message was lost (a Redis restart without persistence)
+    or is stuck behind a dead worker. Returns their ids. A duplicate message is harmless: the
+    claim in `match_run` lets exactly one run play the match.
+    """
+    if older_than is None:
+        older_than = timedelta(seconds=settings.GRASS_MATCH_STALE_SECONDS)
+    now = timezone.now()
+    lost = Match.objects.filter(status=Match.Status.QUEUED, queued__lt=now - older_than)
+    resent = []
+    for match_id, queued in lost.values_list("id", "queued"):
+        with transaction.atomic():
+            if Match.objects.filter(pk=match_id, status=Match.Status.QUEUED, queued=queued).update(
+                queued=now
+            ):
+                _enqueue_on_commit(match_id=match_id)
+                resent.append(match_id)
+    if resent:
+        logger.warning("sent again matches queued since before %s: %s", now - older_than, resent)
+    return resent
+
+
 def match_retry_failed() -> list[int]:
     """Queue again the failed matches that have had fewer than GRASS_MATCH_MAX_ATTEMPTS attempts
     (sent to the workers after commit); returns their ids. `failure_reason` keeps the last
@@ -212,7 +235,8 @@ def _requeue_or_give_up(
     with transaction.atomic():
         unchanged = Match.objects.filter(pk=match_id, status=status, started=started)
         if attempts < _max_attempts():
-            if unchanged.update(status=Match.Status.QUEUED, started=None, finished=None) != 1:
+            requeue = {"status": Match.Status.QUEUED, "started": None, "finished": None}
+            if unchanged.update(**requeue, queued=timezone.now()) != 1:
                 return False
             _enqueue_on_commit(match_id=match_id)
             return True

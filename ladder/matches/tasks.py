@@ -8,6 +8,7 @@ from __future__ import annotations
 from ladder.celery import app
 from ladder.matches.services import (
     match_requeue_stale,
+    match_resend_lost,
     match_retry_failed,
     match_run,
     matchmaker_fill,
@@ -29,4 +30,5 @@ def matchmaker_tick() -> None:
 @app.task
 def sweep_matches() -> None:
     match_requeue_stale()
+    match_resend_lost()
     match_retry_failed()

@@ -170,3 +170,20 @@ def test_a_worker_thought_lost_cannot_record_over_the_newer_run(
     assert (late.status, late.attempts) == (Match.Status.FINISHED, 2)
     assert RatingChange.objects.filter(match=match).count() == 2
     assert {games for _, _, games in _ratings()} == {1}
+
+
+def test_a_match_queued_too_long_is_sent_again_once_per_period(
+    valid_version: Any, sent: list[int], django_capture_on_commit_callbacks: Any
+) -> None:
+    from ladder.matches.services import match_resend_lost
+
+    lost = match_create(versions=[valid_version("a"), valid_version("b")])
+    Match.objects.filter(pk=lost.pk).update(queued=timezone.now() - 2 * HOUR)
+    fresh = match_create(versions=[valid_version("c"), valid_version("d")])
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert match_resend_lost(older_than=HOUR) == [lost.pk]
+    assert sent == [lost.pk]  # the fresh one is left in the queue
+    with django_capture_on_commit_callbacks(execute=True):
+        assert match_resend_lost(older_than=HOUR) == []  # its clock restarted
+    assert Match.objects.get(pk=fresh.pk).status == Match.Status.QUEUED

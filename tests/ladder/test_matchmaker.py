@@ -120,11 +120,10 @@ def test_fewer_than_two_playable_bots_make_no_match(
 
 
 def test_beat_runs_the_matchmaker_and_the_sweep(bots: Any, settings: Any) -> None:
-    import ladder.bots.tasks
-    import ladder.tournaments.tasks  # noqa: F401
     from ladder.celery import app
     from ladder.matches.tasks import matchmaker_tick, sweep_matches
 
+    app.loader.import_default_modules()  # every app's tasks module, as a worker loads them
     for entry in settings.CELERY_BEAT_SCHEDULE.values():
         assert entry["task"] in app.tasks
     bots([1500, 1500])
