@@ -14,6 +14,7 @@ from ladder.bots.forms import BotCreateForm, BotUploadForm
 from ladder.bots.models import Bot, BotVersion
 from ladder.bots.selectors import bot_versions
 from ladder.bots.services import bot_create, bot_version_submit
+from ladder.charts.pages import bot_charts
 from ladder.matches.selectors import bot_forfeits, bot_game_counts, match_list
 from ladder.ratings.selectors import bot_ratings
 
@@ -35,6 +36,7 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
         "matches": match_list(filters={"bot": bot.pk})[:RECENT_MATCHES],
         "counts": bot_game_counts(bot_id=bot.pk),
         "forfeits": bot_forfeits(bot_id=bot.pk),
+        "charts": bot_charts(bot_id=bot.pk),
     }
     return render(request, "bots/bot.html", context)
 

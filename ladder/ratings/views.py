@@ -8,6 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from engine.rules import RULESETS
+from ladder.charts.pages import leaderboard_chart
 from ladder.ratings.selectors import leaderboard
 
 DEFAULT_RULESET = "modern"
@@ -31,5 +32,11 @@ def leaderboard_page(request: HttpRequest) -> HttpResponse:
     status = 400 if form.errors else 200
     # get_page: a page number out of range or not a number shows the last or first page.
     page = Paginator(leaderboard(ruleset=ruleset), PAGE_SIZE).get_page(request.GET.get("page"))
-    context = {"form": form, "ruleset": ruleset, "page": page, "rows": page.object_list}
+    context = {
+        "form": form,
+        "ruleset": ruleset,
+        "page": page,
+        "rows": page.object_list,
+        "top_chart": leaderboard_chart(ruleset=ruleset),
+    }
     return render(request, "ratings/leaderboard.html", context, status=status)

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_POST
 
 from engine.rules import RULESETS
 from ladder.bots.models import Bot
+from ladder.charts.pages import tournament_chart
 from ladder.tournaments import services, standings
 from ladder.tournaments.apis import CREATE_PERMISSION
 from ladder.tournaments.models import Entry, Tournament
@@ -50,6 +51,7 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
         and (user.pk == tournament.organiser_id or user.is_staff),
         "user_id": user.pk,
         "bye_points": standings.bye_points(tournament.seats),
+        "progress_chart": tournament_chart(tournament=tournament),
     }
     return render(request, "tournaments/tournament.html", context)
 

@@ -1,0 +1,311 @@
+"""Reading what the charts show: a bot's rating history, its results by seat and by opponent,
+the leaderboard's top bots over time, a tournament's standings after each round.
+
+Each read is bounded so a page stays cheap on a ladder of a million matches: histories are
+sampled in the database to at most `MAX_POINTS` points (every k-th game, via `games_before`, so
+the rows come from the (bot, ruleset, created) index range of that bot), pairwise results
+are aggregated by PostgreSQL, and only the top bots' histories are read for the leaderboard.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import Avg, Count, F, Q
+
+from ladder.bots.models import Bot
+from ladder.matches.models import Match, MatchSeat
+from ladder.ratings.elo import DEFAULT_PARAMS, EloParams, Rating, band
+from ladder.ratings.models import BotRating, RatingChange
+from ladder.ratings.selectors import leaderboard
+from ladder.tournaments import pairing
+from ladder.tournaments import standings as standings_rules
+from ladder.tournaments.models import Tournament
+
+MAX_POINTS = 200
+"""Points per line at most: more than a 480-unit-wide chart can show apart."""
+TOP_OPPONENTS = 10
+
+
+@dataclass(frozen=True)
+class HistoryPoint:
+    game: int
+    """Rated games played in the ruleset after this point (0: before the first)."""
+    elo: float
+    low: float
+    high: float
+    """The band's edges (elo.band: ±2 deviations) at this point."""
+    when: datetime | None
+    """When the game was rated (None for the starting point)."""
+
+
+@dataclass(frozen=True)
+class RatingHistory:
+    ruleset: str
+    games: int
+    points: list[HistoryPoint]
+
+
+def _step(games: int, limit: int) -> int:
+    """Every how many games to keep one, so that about `limit` points remain."""
+    return max(1, math.ceil(games / max(limit - 1, 1)))
+
+
+def _sampled_changes(*, bot_id: int, ruleset: str, games: int, limit: int) -> list[RatingChange]:
+    step = _step(games, limit)
+    changes = RatingChange.objects.filter(bot_id=bot_id, ruleset=ruleset)
+    if step > 1:
+        changes = changes.alias(kept=F("games_before") % step).filter(kept=0)
+    return list(
+        changes.order_by("created", "games_before").only(
+            "games_before", "before", "after", "created"
+        )
+    )
+
+
+def _point(games: int, mu: float, when: datetime | None, params: EloParams) -> HistoryPoint:
+    low, high = band(Rating(mu, games), params)
+    return HistoryPoint(games, mu, low, high, when)
+
+
+def rating_history(
+    *, bot_id: int, params: EloParams = DEFAULT_PARAMS, limit: int = MAX_POINTS
+) -> list[RatingHistory]:
+    """The bot's rating after each rated game (sampled to about `limit` points), with the band,
+    per ruleset it has played, by ruleset name. The last point is always its current rating."""
+    histories = []
+    for rating in BotRating.objects.filter(bot_id=bot_id, games__gt=0).order_by("ruleset"):
+        changes = _sampled_changes(
+            bot_id=bot_id, ruleset=rating.ruleset, games=rating.games, limit=limit
+        )
+        points = [_point(c.games_before + 1, c.after, c.created, params) for c in changes]
+        if changes and changes[0].games_before == 0:
+            points.insert(0, _point(0, changes[0].before, None, params))
+        if not points or points[-1].game != rating.games:
+            points.append(_point(rating.games, rating.mu, rating.updated, params))
+        histories.append(RatingHistory(rating.ruleset, rating.games, points))
+    return histories
+
+
+@dataclass(frozen=True)
+class SeatResult:
+    seat: int
+    games: int
+    wins: int
+    """Games finished first (a shared first counts)."""
+    average_place: float
+    score: float
+    """Share of the opponents at its tables it finished ahead of (ties count half): 0.5 is
+    even whatever the table size, unlike the win rate."""
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+
+@dataclass(frozen=True)
+class OpponentResult:
+    bot_id: int
+    name: str
+    games: int
+    """Finished matches the two bots shared."""
+    ahead: int
+    tied: int
+    behind: int
+
+    @property
+    def score(self) -> float:
+        """The head-to-head score: finished ahead of the opponent, ties counting half."""
+        return (self.ahead + 0.5 * self.tied) / self.games if self.games else 0.0
+
+
+@dataclass(frozen=True)
+class BotResults:
+    seats: list[SeatResult]
+    """By the seat index the bot held (0 first)."""
+    opponents: list[OpponentResult]
+    """The bots it met most often, most often first."""
+
+
+def _pairs(*, bot_id: int) -> list[tuple[int, int, int, int, int]]:
+    """(the bot's seat, opponent bot id, games, ahead, tied) over the bot's finished matches:
+    one self-join of MatchSeat, grouped by PostgreSQL.
+
+    The opponents' seats are the rows; the bot's own seat is the `match__seats` join, which
+    the filter and the annotations share (Django reuses the join), so this is not a subquery
+    per row. Grouped by bot id only: names are read for the few opponents shown.
+    """
+    mine = "match__seats"
+    ahead = Q(place__gt=F(f"{mine}__place"))
+    tied = Q(place=F(f"{mine}__place"))
+    rows = (
+        MatchSeat.objects.filter(
+            **{f"{mine}__bot_version__bot_id": bot_id, f"{mine}__place__isnull": False},
+            match__status=Match.Status.FINISHED,
+            place__isnull=False,
+        )
+        .exclude(bot_version__bot_id=bot_id)
+        .values_list(f"{mine}__seat", "bot_version__bot_id")
+        .annotate(games=Count("id"), ahead=Count("id", filter=ahead), tied=Count("id", filter=tied))
+        .order_by()
+    )
+    return list(rows)
+
+
+def bot_results(*, bot_id: int, opponents: int = TOP_OPPONENTS) -> BotResults:
+    """The bot's finished games (every ruleset) by the seat it held and against the
+    `opponents` bots it met most often. Two queries and a name lookup, whatever its history."""
+    seat_rows = (
+        MatchSeat.objects.filter(
+            bot_version__bot_id=bot_id, match__status=Match.Status.FINISHED, place__isnull=False
+        )
+        .values_list("seat")
+        .annotate(games=Count("id"), wins=Count("id", filter=Q(place=1)), place=Avg("place"))
+        .order_by("seat")
+    )
+    by_seat: dict[int, list[float]] = {}
+    by_bot: dict[int, list[int]] = {}
+    for seat, opponent, games, ahead, tied in _pairs(bot_id=bot_id):
+        pair = by_seat.setdefault(seat, [0, 0.0])
+        pair[0] += games
+        pair[1] += ahead + 0.5 * tied
+        counts = by_bot.setdefault(opponent, [0, 0, 0])
+        counts[0] += games
+        counts[1] += ahead
+        counts[2] += tied
+    seats = [
+        SeatResult(
+            seat=seat,
+            games=games,
+            wins=wins,
+            average_place=float(place),
+            score=by_seat[seat][1] / by_seat[seat][0] if seat in by_seat else 0.0,
+        )
+        for seat, games, wins, place in seat_rows
+    ]
+    top = sorted(by_bot.items(), key=lambda item: (-item[1][0], item[0]))[:opponents]
+    names = dict(Bot.objects.filter(pk__in=[pk for pk, _ in top]).values_list("pk", "name"))
+    return BotResults(
+        seats=seats,
+        opponents=[
+            OpponentResult(pk, names[pk], games, ahead, tied, games - ahead - tied)
+            for pk, (games, ahead, tied) in top
+        ],
+    )
+
+
+def results_by_seat(*, bot_id: int) -> list[SeatResult]:
+    """The bot's finished games by the seat index it held (0 first), every ruleset."""
+    return bot_results(bot_id=bot_id, opponents=0).seats
+
+
+def results_by_opponent(*, bot_id: int, limit: int = TOP_OPPONENTS) -> list[OpponentResult]:
+    """Head-to-head against the `limit` bots it met most often (finished matches, every
+    ruleset), most often first."""
+    return bot_results(bot_id=bot_id, opponents=limit).opponents
+
+
+@dataclass(frozen=True)
+class BotLine:
+    bot_id: int
+    name: str
+    points: list[tuple[datetime, float]]
+    """(when rated, Elo after) in time order, sampled; the last is the current rating."""
+
+
+def top_bots(*, ruleset: str, n: int = 5) -> list[tuple[int, str, float, int]]:
+    """The leaderboard's top `n` as (bot id, name, mu, games): one index range scan."""
+    return [(r[0], r[1], r[3], r[4]) for r in leaderboard(ruleset=ruleset).rows()[:n]]
+
+
+def top_rating_history(*, ruleset: str, n: int = 5, limit: int = MAX_POINTS) -> list[BotLine]:
+    """The rating over time of the leaderboard's current top `n` in `ruleset`, best first."""
+    return rating_lines(
+        ruleset=ruleset, bot_ids=[bot_id for bot_id, *_ in top_bots(ruleset=ruleset, n=n)]
+    )
+
+
+def rating_lines(*, ruleset: str, bot_ids: list[int], limit: int = MAX_POINTS) -> list[BotLine]:
+    """The rating over time of each of `bot_ids` in `ruleset`, best (current rating) first.
+
+    One query for the ratings, then one per bot over its own (bot, ruleset, created) index
+    range, sampled in the database to about `limit` rows: the cost does not grow with the
+    ladder, only with these bots' own game counts.
+    """
+    lines = []
+    ratings = BotRating.objects.filter(bot_id__in=bot_ids, ruleset=ruleset, games__gt=0)
+    for rating in ratings.select_related("bot").order_by("-mu", "bot_id"):
+        changes = _sampled_changes(
+            bot_id=rating.bot_id, ruleset=ruleset, games=rating.games, limit=limit
+        )
+        points = [(c.created, c.after) for c in changes]
+        if not points or points[-1][0] != rating.updated:
+            points.append((rating.updated, rating.mu))
+        lines.append(BotLine(rating.bot_id, rating.bot.name, points))
+    return lines
+
+
+@dataclass(frozen=True)
+class EntrantLine:
+    entry_id: int
+    bot_id: int
+    name: str
+    points: list[float]
+    """Tournament points after each round of `StandingsProgress.rounds`."""
+
+
+@dataclass(frozen=True)
+class StandingsProgress:
+    rounds: list[int]
+    lines: list[EntrantLine]
+    """Best first (by the current standings)."""
+
+
+def standings_progress(*, tournament: Tournament, limit: int = 8) -> StandingsProgress:
+    """Each entrant's points after each round with a settled table (or a bye), for the
+    current standings' top `limit`.
+
+    Rebuilt here from the tables' stored results, round by round, with the same
+    `standings.standings` the tournament uses, so the last column equals the standings table.
+    """
+    entries = {
+        e.pk: e
+        for e in tournament.entries.filter(version__isnull=False)
+        .select_related("bot")
+        .order_by("id")
+    }
+    results: list[standings_rules.TableResult] = []
+    byes: dict[int, int] = {}
+    rounds: list[int] = []
+    after: list[dict[int, float]] = []
+    current: list[standings_rules.Standing] = []
+    for r in tournament.rounds.prefetch_related("tables").order_by("number"):
+        settled = [table for table in r.tables.all() if table.result is not None]
+        if not settled and not r.byes:
+            continue
+        for pk in r.byes:
+            byes[pk] = byes.get(pk, 0) + 1
+        for table in settled:
+            result = table.result or {}
+            results.append(
+                standings_rules.TableResult(
+                    table=pairing.Table(tuple(table.seats)),
+                    places={int(k): v for k, v in result["places"].items()},
+                    totals={int(k): v for k, v in result["totals"].items()},
+                )
+            )
+        current = standings_rules.standings(list(entries), results, byes, seats=tournament.seats)
+        rounds.append(r.number)
+        after.append({s.entrant: s.points for s in current})
+    lines = [
+        EntrantLine(
+            entry_id=s.entrant,
+            bot_id=entries[s.entrant].bot_id,
+            name=entries[s.entrant].bot.name,
+            points=[points.get(s.entrant, 0.0) for points in after],
+        )
+        for s in current[:limit]
+    ]
+    return StandingsProgress(rounds, lines)
