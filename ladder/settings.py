@@ -23,6 +23,13 @@
 | GRASS_MATCH_STALE_SECONDS | 1800: a match "running" longer than this lost its worker |
 | GRASS_MATCH_CAPACITY | 4 (2 per worker, 2 workers): most queued + running matches |
 | GRASS_VALIDATE_INLINE | false: uploads are validated by a Celery task (true: during the request) |
+| GRASS_SITE_URL | `http://127.0.0.1:8000`: the site's address, for links in webhooks and emails |
+| GRASS_WEBHOOK_ALLOW_PRIVATE | false: webhooks may reach private, loopback addresses (dev, tests) |
+| GRASS_WEBHOOK_ALLOWED_HOSTS | none: `host[:port]` patterns webhooks may reach even if private |
+| EMAIL_BACKEND | `django.core.mail.backends.console.EmailBackend` (SMTP: `...smtp.EmailBackend`) |
+| EMAIL_HOST, EMAIL_PORT, EMAIL_USE_TLS | `localhost`, 25, false: the SMTP server |
+| EMAIL_HOST_USER, EMAIL_HOST_PASSWORD | empty: the SMTP login |
+| DEFAULT_FROM_EMAIL | `grass-ladder@localhost`: the sender of notification emails |
 
 Importing this module never touches the database, so the non-Django tests can load it.
 """
@@ -88,6 +95,7 @@ INSTALLED_APPS = [
     "ladder.tournaments",
     "django_celery_beat",
     "ladder.replays",
+    "ladder.notifications",
 ]
 
 MIDDLEWARE = [
@@ -242,6 +250,23 @@ GRASS_VALIDATE_INLINE = env_bool("GRASS_VALIDATE_INLINE", False)
 """Validate an upload during the request (the author gets the verdict at once) instead of in
 the `validate_version` task. The tests turn it on; production enqueues the task."""
 
+GRASS_SITE_URL = env_str("GRASS_SITE_URL", "http://127.0.0.1:8000")
+"""The site's public address: webhooks and emails link to its pages with it."""
+GRASS_WEBHOOK_ALLOW_PRIVATE = env_bool("GRASS_WEBHOOK_ALLOW_PRIVATE", False)
+"""Let webhooks reach private, loopback and link-local addresses. Off in production: an owner's
+URL must not make the site probe its own network (ladder/notifications/guard.py)."""
+GRASS_WEBHOOK_ALLOWED_HOSTS = env_list("GRASS_WEBHOOK_ALLOWED_HOSTS", [])
+"""Hosts webhooks may reach whatever they resolve to: `name`, `name:port`, `*.corp.example`."""
+
+# Notification emails; the console backend prints them (development), SMTP sends them.
+EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 25)
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "grass-ladder@localhost")
+
 # Celery beat (`celery -A ladder.celery beat`): the matchmaker keeps the queue filled, the sweep
 # puts lost and failed matches back. `expires`: a tick that waited behind long matches is
 # dropped rather than run late, since the next one is a few seconds away anyway.
@@ -260,6 +285,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "ladder.tournaments.tasks.sweep_tournaments",
         "schedule": 30.0,
         "options": {"expires": 30.0},
+    },
+    # Webhook deliveries whose task message was lost (a broker restart) are sent again.
+    "deliveries": {
+        "task": "ladder.notifications.tasks.sweep_deliveries",
+        "schedule": 300.0,
+        "options": {"expires": 300.0},
     },
 }
 # Beat reads its schedule from the database (django-celery-beat): the entries above, and each

@@ -12,6 +12,8 @@ from ladder.bots.apis import BotDetailApi, BotsApi, BotVersionsApi, BotVersionSo
 from ladder.bots.views import bot_create_page, bot_page, bot_upload_page
 from ladder.matches.apis import MatchDetailApi, MatchListApi, MatchLogApi
 from ladder.matches.views import match_page
+from ladder.notifications import apis as notification_apis
+from ladder.notifications import views as notification_views
 from ladder.ratings.apis import LeaderboardApi
 from ladder.ratings.views import leaderboard_page
 from ladder.tournaments import apis as tournament_apis
@@ -58,6 +60,22 @@ api = [
         tournament_apis.TournamentArchiveApi.as_view(),
         name="tournament-archive",
     ),
+    path("webhooks/", notification_apis.WebhooksApi.as_view(), name="webhooks"),
+    path(
+        "webhooks/<int:webhook_id>/",
+        notification_apis.WebhookDeleteApi.as_view(),
+        name="webhook-detail",
+    ),
+    path(
+        "webhooks/<int:webhook_id>/deliveries/",
+        notification_apis.WebhookDeliveriesApi.as_view(),
+        name="webhook-deliveries",
+    ),
+    path(
+        "webhooks/<int:webhook_id>/test/",
+        notification_apis.WebhookTestApi.as_view(),
+        name="webhook-test",
+    ),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     # Swagger UI's scripts and styles come from drf-spectacular-sidecar through staticfiles:
     # the page loads nothing from another site.
@@ -92,6 +110,26 @@ pages = [
         r"^tournaments/(?P<tournament_id>[0-9]+)/(?P<action>pause|resume|cancel)/$",
         tournament_views.tournament_control,
         name="tournament-control",
+    ),
+    path(
+        "account/notifications/",
+        notification_views.notifications_page,
+        name="notifications-page",
+    ),
+    path(
+        "account/notifications/email/",
+        notification_views.notifications_email,
+        name="notifications-email",
+    ),
+    path(
+        "account/notifications/webhooks/<int:webhook_id>/delete/",
+        notification_views.webhook_delete_page,
+        name="notifications-webhook-delete",
+    ),
+    path(
+        "account/notifications/webhooks/<int:webhook_id>/test/",
+        notification_views.webhook_test_page,
+        name="notifications-webhook-test",
     ),
     path("signup/", signup_page, name="signup-page"),
     path("login/", auth_views.LoginView.as_view(), name="login"),

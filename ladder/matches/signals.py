@@ -2,7 +2,7 @@
 
 `match_settled` is sent once the transaction that settled a match has committed: the match
 finished (with its log and results) or failed for good (no attempts left). Tournaments listen to
-move their rounds on; a match that will be retried is not settled.
+move their rounds on, notifications to tell owners; a match that will be retried is not settled.
 """
 
 from __future__ import annotations

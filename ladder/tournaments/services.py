@@ -36,6 +36,7 @@ from ladder.matches.services import match_create
 from ladder.ratings.models import BotRating
 from ladder.tournaments import pairing, standings
 from ladder.tournaments.models import Entry, Round, Table, TableGame, Tournament
+from ladder.tournaments.signals import tournament_status_changed_on_commit
 
 
 class TournamentError(ValueError):
@@ -270,6 +271,7 @@ def _start(t: Tournament) -> None:
         )
         t.schedule = [[list(table.seats) for table in r.tables] for r in rounds]
     t.save(update_fields=["status", "started", "schedule"])
+    tournament_status_changed_on_commit(tournament_id=t.pk, status=t.status)
     _round_start(t, 1)
 
 
@@ -449,6 +451,7 @@ def _round_finish(t: Tournament, round_: Round) -> None:
     if done:
         t.status, t.finished = Tournament.Status.FINISHED, timezone.now()
         t.save(update_fields=["status", "finished"])
+        tournament_status_changed_on_commit(tournament_id=t.pk, status=t.status)
         _unschedule_clock(t)
     else:
         _round_start(t, round_.number + 1)

@@ -29,9 +29,16 @@ PATHS = {
     "/api/tournaments/{tournament_id}/entries/{entry_id}/": {"delete"},
     "/api/tournaments/{tournament_id}/{action}/": {"post"},
     "/api/tournaments/{tournament_id}/archive/": {"get"},
+    "/api/webhooks/": {"get", "post"},
+    "/api/webhooks/{webhook_id}/": {"delete"},
+    "/api/webhooks/{webhook_id}/deliveries/": {"get"},
+    "/api/webhooks/{webhook_id}/test/": {"post"},
 }
-BODILESS_POSTS = {"/api/tournaments/{tournament_id}/{action}/"}
-"""Posts that take no body: the organiser's pause, resume and cancel."""
+BODILESS_POSTS = {
+    "/api/tournaments/{tournament_id}/{action}/",
+    "/api/webhooks/{webhook_id}/test/",
+}
+"""Posts that take no body: the organiser's pause, resume and cancel; a webhook's test ping."""
 
 
 @pytest.fixture

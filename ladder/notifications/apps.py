@@ -1,0 +1,18 @@
+from django.apps import AppConfig
+
+
+class NotificationsConfig(AppConfig):
+    name = "ladder.notifications"
+    label = "notifications"
+    verbose_name = "Notifications"
+
+    def ready(self) -> None:
+        # Other apps send signals and never import notifications: the arrows point this way.
+        from ladder.matches.signals import match_settled
+        from ladder.notifications.receivers import on_match_settled, on_tournament_status_changed
+        from ladder.tournaments.signals import tournament_status_changed
+
+        match_settled.connect(on_match_settled, dispatch_uid="notifications.on_match_settled")
+        tournament_status_changed.connect(
+            on_tournament_status_changed, dispatch_uid="notifications.on_tournament_status"
+        )

@@ -1,0 +1,39 @@
+"""Reading notifications: a user's webhooks and settings, a webhook's deliveries."""
+
+from __future__ import annotations
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.db.models import QuerySet
+
+from ladder.notifications.models import Delivery, NotificationSettings, Webhook
+
+RECENT_DELIVERIES = 10
+
+
+def webhook_list(*, owner: AbstractBaseUser) -> QuerySet[Webhook]:
+    return Webhook.objects.filter(owner=owner).order_by("id")
+
+
+def webhook_list_with_recent(*, owner: AbstractBaseUser) -> list[Webhook]:
+    """The owner's webhooks, each with `recent`: its latest RECENT_DELIVERIES deliveries."""
+    hooks = list(webhook_list(owner=owner))
+    for hook in hooks:
+        hook.recent = list(delivery_list(webhook=hook)[:RECENT_DELIVERIES])  # type: ignore[attr-defined]
+    return hooks
+
+
+def delivery_list(*, webhook: Webhook) -> QuerySet[Delivery]:
+    """The webhook's deliveries, newest first."""
+    return Delivery.objects.filter(webhook=webhook).order_by("-created", "-id")
+
+
+def email_delivery_list(*, owner: AbstractBaseUser) -> QuerySet[Delivery]:
+    """The owner's email deliveries, newest first."""
+    return Delivery.objects.filter(owner=owner, channel=Delivery.Channel.EMAIL).order_by(
+        "-created", "-id"
+    )
+
+
+def notification_settings_get(*, user: AbstractBaseUser) -> NotificationSettings:
+    """The user's settings; an unsaved default (no email) if they never chose."""
+    return NotificationSettings.objects.filter(user=user).first() or NotificationSettings(user=user)
