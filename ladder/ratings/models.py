@@ -34,8 +34,13 @@ class BotRating(models.Model):
         ]
         indexes = [
             # The leaderboard's order, tie-break included, so a page is an index range scan
-            # (selectors.Leaderboard).
-            models.Index(fields=["ruleset", "-mu", "bot"], name="bot_rating_board"),
+            # (selectors.Leaderboard). Partial: only bots with games are on the board, so a deep
+            # page's ids and the board's count come from the index alone (index-only scans).
+            models.Index(
+                fields=["ruleset", "-mu", "bot"],
+                name="bot_rating_board",
+                condition=models.Q(games__gt=0),
+            ),
         ]
 
     def __str__(self) -> str:
