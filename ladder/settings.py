@@ -22,6 +22,7 @@
 | GRASS_MATCH_MAX_ATTEMPTS | 3: runs of one match before it is given up (failed for good) |
 | GRASS_MATCH_STALE_SECONDS | 1800: a match "running" longer than this lost its worker |
 | GRASS_MATCH_CAPACITY | 4 (2 per worker, 2 workers): most queued + running matches |
+| GRASS_DISABLE_AFTER_FORFEITS | 5: forfeits in a row that take a bot off the ladder (0: never) |
 | GRASS_VALIDATE_INLINE | false: uploads are validated by a Celery task (true: during the request) |
 | GRASS_SITE_URL | `http://127.0.0.1:8000`: the site's address, for links in webhooks and emails |
 | GRASS_WEBHOOK_ALLOW_PRIVATE | false: webhooks may reach private, loopback addresses (dev, tests) |
@@ -246,6 +247,9 @@ It must exceed the longest real match, or a slow match would be played a second 
 GRASS_MATCH_CAPACITY = env_int("GRASS_MATCH_CAPACITY", 4)
 """The matchmaker never lets queued + running matches exceed this: about 2 per worker, so a
 worker always finds the next match waiting and the queue never grows without bound."""
+GRASS_DISABLE_AFTER_FORFEITS = env_int("GRASS_DISABLE_AFTER_FORFEITS", 5)
+"""A bot that forfeits this many ladder games in a row is left out by the matchmaker until a new
+version passes validation (0: never)."""
 GRASS_VALIDATE_INLINE = env_bool("GRASS_VALIDATE_INLINE", False)
 """Validate an upload during the request (the author gets the verdict at once) instead of in
 the `validate_version` task. The tests turn it on; production enqueues the task."""

@@ -132,6 +132,12 @@ class BotDetailApi(APIView):
         name = serializers.CharField()
         owner = serializers.CharField()
         created = serializers.DateTimeField()
+        disabled = serializers.DateTimeField(
+            allow_null=True,
+            help_text="Set while the bot is off the ladder for forfeiting too many games in a "
+            "row; a new version that passes validation puts it back.",
+        )
+        disabled_reason = serializers.CharField()
         versions = VersionsSerializer()
         ratings = RatingSerializer(many=True)
         games = GamesSerializer()
@@ -156,6 +162,8 @@ class BotDetailApi(APIView):
             "name": bot.name,
             "owner": bot.owner.get_username(),
             "created": bot.created,
+            "disabled": bot.disabled,
+            "disabled_reason": bot.disabled_reason,
             "versions": {
                 "count": versions.count,
                 "latest": versions.latest,

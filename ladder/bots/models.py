@@ -17,6 +17,10 @@ class Bot(models.Model):
     )
     name = models.CharField(max_length=64)
     created = models.DateTimeField(default=timezone.now)
+    disabled = models.DateTimeField(null=True, blank=True)
+    """Set when the bot forfeited its last GRASS_DISABLE_AFTER_FORFEITS ladder games in a row:
+    the matchmaker leaves it out until its owner uploads a version that passes validation."""
+    disabled_reason = models.TextField(blank=True)
 
     class Meta:
         constraints = [

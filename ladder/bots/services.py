@@ -12,11 +12,13 @@ from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.db import IntegrityError, transaction
 from django.db.models import Max
+from django.utils import timezone
 
 from bots.runner.botfiles import load_bot, source_from_upload
 from bots.runner.match import InfrastructureFault, play_match
 from ladder.bots.models import Bot, BotVersion
 from ladder.bots.selectors import bot_version_source
+from ladder.bots.signals import bot_disabled
 
 logger = logging.getLogger(__name__)
 
@@ -99,7 +101,40 @@ def bot_version_validate(*, version: BotVersion) -> BotVersion:
         locked.status = status
         locked.validation_error = error
         locked.save(update_fields=["status", "validation_error"])
+        if status == BotVersion.Status.VALID:
+            # A version that plays its validation game cleanly puts a disabled bot back.
+            Bot.objects.filter(pk=locked.bot_id).update(disabled=None, disabled_reason="")
     return locked
+
+
+def bot_disable_if_failing(*, bot_id: int) -> bool:
+    """Take a bot off the ladder when its last GRASS_DISABLE_AFTER_FORFEITS finished ladder
+    games were all forfeits (a crash, a broken protocol, strikes): it only spoils its
+    opponents' games. Returns whether it was disabled now. Runs in the caller's transaction;
+    listeners hear of it after commit."""
+    from ladder.matches.models import Match, MatchSeat
+
+    limit = settings.GRASS_DISABLE_AFTER_FORFEITS
+    if limit <= 0:
+        return False
+    last = list(
+        MatchSeat.objects.filter(
+            bot_version__bot_id=bot_id,
+            match__status=Match.Status.FINISHED,
+            match__rated=True,
+        )
+        .order_by("-match__finished", "-match_id")
+        .values_list("forfeited", "forfeit_reason")[:limit]
+    )
+    if len(last) < limit or not all(forfeited for forfeited, _ in last):
+        return False
+    reason = f"forfeited its last {limit} games; the last: {last[0][1]}"[:1000]
+    if not Bot.objects.filter(pk=bot_id, disabled__isnull=True).update(
+        disabled=timezone.now(), disabled_reason=reason
+    ):
+        return False
+    transaction.on_commit(lambda: bot_disabled.send(sender=Bot, bot_id=bot_id, reason=reason))
+    return True
 
 
 def bot_version_submit(*, bot: Bot, filename: str, data: bytes) -> BotVersion:

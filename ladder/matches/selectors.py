@@ -145,13 +145,14 @@ class Candidate:
 
 
 def matchmaker_candidates(*, ruleset: str, since: datetime) -> list[Candidate]:
-    """Every bot with a playable version (its newest valid one), in bot id order, with its
+    """Every bot that is not disabled and has a playable version (its newest valid one), in bot
+    id order, with its
     rating in `ruleset` (the initial rating if it has none yet) and its games since `since`."""
     playing: dict[int, BotVersion] = {}
     # Newest last, so the newest valid version of each bot is the one kept.
-    for version in BotVersion.objects.filter(status=BotVersion.Status.VALID).order_by(
-        "bot_id", "number"
-    ):
+    for version in BotVersion.objects.filter(
+        status=BotVersion.Status.VALID, bot__disabled__isnull=True
+    ).order_by("bot_id", "number"):
         playing[version.bot_id] = version
     ratings = dict(
         BotRating.objects.filter(ruleset=ruleset, bot_id__in=playing).values_list("bot_id", "mu")

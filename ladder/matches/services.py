@@ -30,6 +30,7 @@ from bots.runner.match import MatchResult, TimeControl, play_match
 from engine.rules import RULESETS, Variants
 from ladder.bots.models import BotVersion
 from ladder.bots.selectors import bot_version_source
+from ladder.bots.services import bot_disable_if_failing
 from ladder.matches.models import Match, MatchSeat
 from ladder.matches.selectors import (
     Candidate,
@@ -359,5 +360,8 @@ def _match_record(
         )
         if match.rated:
             rating_apply(match=match)
+            for seat in seats:
+                if seat.forfeited:
+                    bot_disable_if_failing(bot_id=seat.bot_version.bot_id)
         _settle_on_commit(match)
     return match

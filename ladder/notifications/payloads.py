@@ -78,8 +78,8 @@ def bot_crashed_payload(*, match: Match, seat: MatchSeat) -> dict[str, Any]:
 
 
 def bot_disabled_payload(*, bot: Bot, reason: str) -> dict[str, Any]:
-    """`bot.disabled`. Nothing disables bots yet; whatever will, calls
-    `notify(event=Event.BOT_DISABLED, owner=bot.owner, payload=bot_disabled_payload(...))`."""
+    """`bot.disabled`: the bot forfeited too many ladder games in a row and is off the ladder
+    until a new version passes validation (`ladder.bots.services.bot_disable_if_failing`)."""
     return {"bot": _bot(bot), "reason": reason}
 
 

@@ -14,11 +14,13 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Max
 
+from ladder.bots.models import Bot
 from ladder.matches.models import Match
 from ladder.matches.selectors import match_detail
 from ladder.notifications.events import Event, milestone_reached
 from ladder.notifications.payloads import (
     bot_crashed_payload,
+    bot_disabled_payload,
     match_finished_payload,
     rating_milestone_payload,
     tournament_payload,
@@ -86,6 +88,19 @@ TOURNAMENT_EVENTS: dict[str, Event] = {
     Tournament.Status.RUNNING: Event.TOURNAMENT_STARTING,
     Tournament.Status.FINISHED: Event.TOURNAMENT_FINISHED,
 }
+
+
+def on_bot_disabled(sender: Any, bot_id: int, reason: str, **_: Any) -> None:
+    try:
+        with transaction.atomic():
+            bot = Bot.objects.select_related("owner").get(pk=bot_id)
+            notify(
+                event=Event.BOT_DISABLED,
+                owner=bot.owner,
+                payload=bot_disabled_payload(bot=bot, reason=reason),
+            )
+    except Exception:
+        logger.exception("notifications of disabled bot %s failed", bot_id)
 
 
 def on_tournament_status_changed(sender: Any, tournament_id: int, status: str, **_: Any) -> None:
