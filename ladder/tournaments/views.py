@@ -113,6 +113,7 @@ class TournamentForm(forms.ModelForm):
             "name",
             "description",
             "ruleset",
+            "variants",
             "seats",
             "format",
             "swiss_rounds",
@@ -128,6 +129,8 @@ class TournamentForm(forms.ModelForm):
             "rated",
         ]
         help_texts = {
+            "variants": 'Variants as JSON, e.g. {"hidden_deals": true, "target": 500000}; '
+            "{} for none.",
             "swiss_rounds": "Swiss only: the number of rounds.",
             "meetings": "Round robin only: how often every pair shares a table.",
             "decision_ms": "Free thinking time per decision, in milliseconds.",

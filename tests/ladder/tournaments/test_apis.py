@@ -205,3 +205,44 @@ def test_the_admin_form_refuses_a_start_before_registration_closes(
     assert answer.status_code == 200
     assert "cannot start before registration closes" in answer.content.decode()
     assert not Tournament.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("variants", "error"),
+    [('{"hidden_deals": true}', None), ('{"no_such_variant": true}', "bad variants")],
+)
+def test_the_create_form_makes_a_scheduled_tournament_with_its_variants(
+    client: Any, organiser: Any, variants: str, error: str | None
+) -> None:
+    client.force_login(organiser)
+    now = timezone.now()
+    answer = client.post(
+        "/tournaments/new/",
+        {
+            "name": "Friday classic cup",
+            "ruleset": "classic",
+            "variants": variants,
+            "seats": 6,
+            "format": "swiss",
+            "swiss_rounds": 5,
+            "meetings": 1,
+            "decision_ms": 1000,
+            "bank_ms": 30000,
+            "registration_opens": now.strftime("%Y-%m-%dT%H:%M"),
+            "registration_closes": (now + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M"),
+            "starts_at": (now + timedelta(hours=2)).strftime("%Y-%m-%dT%H:%M"),
+            "eligibility": "open",
+        },
+    )
+    if error:
+        assert answer.status_code == 200 and error in answer.content.decode()
+        assert not Tournament.objects.exists()
+        return
+    t = Tournament.objects.get()
+    assert answer.status_code == 302 and answer["Location"] == f"/tournaments/{t.pk}/"
+    assert (t.ruleset, t.variants, t.seats, t.status) == (
+        "classic",
+        {"hidden_deals": True},
+        6,
+        "scheduled",
+    )

@@ -106,11 +106,12 @@ def test_a_swiss_tournament_runs_to_the_finish_with_byes_and_standings(
     assert not t.rounds.filter(status=Round.Status.RUNNING).exists()
 
 
+@pytest.mark.parametrize(("seats", "count"), [(2, 5), (3, 7), (6, 8)])
 def test_a_round_robin_seats_every_pair_together_and_duplicate_rotates_the_same_cards(
-    make_tournament: Any, entrants: Any, owner: Any
+    make_tournament: Any, entrants: Any, owner: Any, seats: int, count: int
 ) -> None:
-    t = make_tournament(format="round_robin", seats=3, duplicate=True, ruleset="classic")
-    entries = _enter(t, entrants(7), owner)
+    t = make_tournament(format="round_robin", seats=seats, duplicate=True, ruleset="classic")
+    entries = _enter(t, entrants(count), owner)
     t = _run_to_end(_start(t), random.Random(1))
 
     assert t.status == Tournament.Status.FINISHED
@@ -127,11 +128,12 @@ def test_a_round_robin_seats_every_pair_together_and_duplicate_rotates_the_same_
             assert all(g.match.ruleset == "classic" and not g.match.rated for g in games)
 
 
+@pytest.mark.parametrize(("seats", "count"), [(2, 7), (3, 10), (4, 9), (6, 13)])
 def test_single_elimination_ends_with_one_winner(
-    make_tournament: Any, entrants: Any, owner: Any
+    make_tournament: Any, entrants: Any, owner: Any, seats: int, count: int
 ) -> None:
-    t = make_tournament(format="elimination", seats=3)
-    _enter(t, entrants(10), owner)
+    t = make_tournament(format="elimination", seats=seats)
+    _enter(t, entrants(count), owner)
     t = _run_to_end(_start(t), random.Random(2))
 
     assert t.status == Tournament.Status.FINISHED
