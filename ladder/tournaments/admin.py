@@ -10,6 +10,7 @@ from django.contrib import admin
 
 from ladder.tournaments.models import Entry, Round, Tournament
 from ladder.tournaments.services import (
+    VALIDATED_FIELDS,
     TournamentError,
     tournament_schedule_clock,
     tournament_validate,
@@ -24,26 +25,7 @@ class TournamentForm(forms.ModelForm):
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         try:
-            tournament_validate(
-                **{
-                    name: data.get(name)
-                    for name in (
-                        "seats",
-                        "format",
-                        "swiss_rounds",
-                        "meetings",
-                        "ruleset",
-                        "variants",
-                        "registration_opens",
-                        "registration_closes",
-                        "starts_at",
-                        "eligibility",
-                        "top_n",
-                        "decision_ms",
-                        "bank_ms",
-                    )
-                }
-            )
+            tournament_validate(**{name: data.get(name) for name in VALIDATED_FIELDS})
         except (TournamentError, TypeError) as exc:
             raise forms.ValidationError(str(exc)) from None
         return data

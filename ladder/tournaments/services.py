@@ -98,11 +98,11 @@ def tournament_create(*, organiser: Any, invited: Sequence[Bot] = (), **fields: 
     defaults = {
         f.name: f.get_default()
         for f in Tournament._meta.concrete_fields
-        if f.name in _VALIDATED and f.has_default()
+        if f.name in VALIDATED_FIELDS and f.has_default()
     }
     values = {**defaults, **{k: v for k, v in fields.items() if v is not None}}
     values.setdefault("top_n", None)
-    tournament_validate(**{k: values[k] for k in _VALIDATED})
+    tournament_validate(**{k: values[k] for k in VALIDATED_FIELDS})
     with transaction.atomic():
         tournament = Tournament.objects.create(organiser=organiser, **values)
         tournament.invited.set(invited)
@@ -110,7 +110,8 @@ def tournament_create(*, organiser: Any, invited: Sequence[Bot] = (), **fields: 
     return tournament
 
 
-_VALIDATED = (
+VALIDATED_FIELDS = (
+    # tournament_validate's parameters: the settings every way of creating one checks.
     "seats",
     "format",
     "swiss_rounds",
