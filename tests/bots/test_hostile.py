@@ -1159,8 +1159,10 @@ THINKER = """
 
         def choose(self, obs):
             self.decisions += 1
-            if self.decisions <= 40:
-                end = time.process_time() + 0.02  # 20 ms of real CPU work
+            # Enough gaps of 20 ms of real CPU work that the attacker's spinners pass the
+            # 200 ms idle budget even when they share the cores with other work.
+            if self.decisions <= 150:
+                end = time.process_time() + 0.02
                 while time.process_time() < end:
                     pass
             return obs.legal[0]
@@ -1171,13 +1173,15 @@ THINKER = """
 
 BURSTS = """
     import struct
-    BURST_S = 0.012  # per spinner and per gap: 3 x 12 ms stays under the 50 ms rule
+    BURST_S = 0.012  # CPU per spinner per reply: 3 x 12 ms stays under the 50 ms rule
 
 
     def spinner(fd):
-        until = 0.0
+        # Each reply buys a burst of 12 ms of this process's own CPU time (not wall time, so
+        # that the attack burns the same whatever else shares the cores).
+        budget_end = 0.0
         while True:
-            if time.monotonic() >= until:
+            if time.process_time() >= budget_end:
                 os.set_blocking(fd, True)
                 data = os.read(fd, 4096)
             else:
@@ -1187,8 +1191,7 @@ BURSTS = """
                 except BlockingIOError:
                     data = b""
             if len(data) >= 8:
-                until = struct.unpack("d", data[len(data) // 8 * 8 - 8 : len(data) // 8 * 8])[0]
-                until += BURST_S
+                budget_end = time.process_time() + BURST_S
 
 
     class Bursts(Quiet):
