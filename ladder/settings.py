@@ -40,6 +40,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
+from kombu import Queue
 
 from ladder.env import (
     database_from_url,
@@ -232,6 +233,12 @@ CELERY_TASK_IGNORE_RESULT = True
 # Each worker process plays one match at a time, and a match keeps about one core busy (its bots
 # think in turn): as many processes as cores. `--concurrency` on the command line wins.
 CELERY_WORKER_CONCURRENCY = env_int("CELERY_WORKER_CONCURRENCY", 0) or None
+# Two queues, both consumed by every worker (a worker without -Q takes the queues listed here):
+# matches on their own, so an upload's validation, a tournament's next round or a webhook never
+# waits behind a long line of queued matches (the worker takes from the two in turn). A site
+# may also run workers for one queue only (`-Q celery`, `-Q matches`).
+CELERY_TASK_QUEUES = (Queue("celery"), Queue("matches"))
+CELERY_TASK_ROUTES = {"ladder.matches.tasks.run_match": {"queue": "matches"}}
 # A worker started before Redis answers (a reboot of every host at once) waits for it.
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 

@@ -133,3 +133,17 @@ def test_beat_runs_the_matchmaker_and_the_sweep(bots: Any, settings: Any) -> Non
     assert Match.objects.filter(status=Match.Status.QUEUED).count() == 1
     sweep_matches()  # nothing lost or failed: nothing changes
     assert Match.objects.filter(status=Match.Status.QUEUED).count() == 1
+
+
+def test_matches_have_a_queue_of_their_own_that_every_worker_takes() -> None:
+    """A validation, a webhook or a tournament's next round never waits behind queued matches:
+    run_match goes to `matches`, the rest to `celery`, and a worker started without -Q takes
+    both (Celery consumes every queue in task_queues)."""
+    from ladder.celery import app
+    from ladder.matches.tasks import run_match
+    from ladder.tournaments.tasks import progress_tournament
+
+    router = app.amqp.router
+    assert router.route({}, run_match.name)["queue"].name == "matches"
+    assert router.route({}, progress_tournament.name)["queue"].name == "celery"
+    assert {q.name for q in app.amqp.queues.consume_from.values()} == {"celery", "matches"}

@@ -53,9 +53,9 @@ from ladder.tournaments.services import (
     tournament_tick,
 )
 
-QUEUE = "celery"
-"""Tournament games and progress tasks go to Celery's default queue, on the bench's own Redis
-database, which holds nothing else."""
+QUEUES = ("celery", "matches")
+"""The site's queues (CELERY_TASK_QUEUES: games on `matches`, progress tasks on `celery`), on
+the bench's own Redis database, which holds nothing else."""
 
 
 def _entrant_bots(count: int) -> list[Bot]:
@@ -94,10 +94,14 @@ def _round_seconds(
     t.refresh_from_db()
     for bot in bots:
         tournament_register(tournament=t, bot=bot, user=bot.owner)
-    bench_queue_delete(broker, QUEUE)
+    for queue in QUEUES:
+        bench_queue_delete(broker, queue)
     with tempfile.TemporaryDirectory(prefix="grass-bench-") as folder:
         worker = BenchWorker(
-            broker=broker, queue=QUEUE, concurrency=workers, log_path=Path(folder) / "w.log"
+            broker=broker,
+            queue=",".join(QUEUES),
+            concurrency=workers,
+            log_path=Path(folder) / "w.log",
         )
         try:
             time.sleep(3)  # the worker connects; its start-up is not part of the round
@@ -118,7 +122,8 @@ def _round_seconds(
             tournament_cancel(tournament=Tournament.objects.get(pk=t.pk), user=organiser)
         finally:
             worker.stop()
-            bench_queue_delete(broker, QUEUE)
+            for queue in QUEUES:
+                bench_queue_delete(broker, queue)
     return seconds, tables
 
 
