@@ -71,7 +71,7 @@ def env_json_object(name: str, default: dict[str, Any]) -> dict[str, Any]:
     return parsed
 
 
-def database_from_url(name: str, url: str) -> dict[str, object]:
+def database_from_url(name: str, url: str) -> dict[str, Any]:
     """A Django DATABASES entry from a URL such as `postgres://user@host:5432/db` or
     `sqlite:///path/to/file.sqlite3` (`name` is the variable it came from, for the message)."""
     import dj_database_url

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.password_validation import validate_password
@@ -9,8 +11,11 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from rest_framework.authtoken.models import Token
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
-def user_signup(*, username: str, password: str) -> tuple[AbstractBaseUser, Token]:
+
+def user_signup(*, username: str, password: str) -> tuple[User, Token]:
     """A new user with `password` (checked by AUTH_PASSWORD_VALIDATORS) and an API token.
 
     Raises ValidationError with the messages by field: a taken or malformed username, a weak

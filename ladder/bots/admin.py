@@ -6,7 +6,7 @@ from ladder.bots.models import Bot, BotVersion
 class BotVersionInline(admin.TabularInline):
     model = BotVersion
     extra = 0
-    fields = ["number", "status", "size", "sha256", "created"]
+    fields = ("number", "status", "size", "sha256", "created")
     readonly_fields = fields
     can_delete = False
 

@@ -20,6 +20,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from bots.runner.botfiles import MAX_FILE_BYTES, MAX_ZIP_BYTES, BadBot
+from ladder.accounts.selectors import signed_in_user
 from ladder.bots.models import Bot, BotVersion
 from ladder.bots.selectors import bot_list, bot_version_summary, bot_versions
 from ladder.bots.services import bot_create, bot_version_submit
@@ -93,7 +94,7 @@ class BotCreateApi(APIView):
     def post(self, request: Request) -> Response:
         data = BotCreateApi.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        bot = bot_create(owner=request.user, **data.validated_data)
+        bot = bot_create(owner=signed_in_user(request), **data.validated_data)
         return Response(BotSerializer(bot).data, status=status.HTTP_201_CREATED)
 
 

@@ -32,7 +32,7 @@ def bot_version_source(*, version: BotVersion) -> BotSource:
     return source_from_upload(version.bot.name, version.file.name, data)
 
 
-class BotFilter(django_filters.FilterSet):
+class BotFilter(django_filters.FilterSet):  # type: ignore[misc]  # django-filter is untyped
     """The query parameters of the bot list: `owner` (a username), `name` (a part of it)."""
 
     owner = django_filters.CharFilter(field_name="owner__username")
@@ -46,7 +46,8 @@ class BotFilter(django_filters.FilterSet):
 def bot_list(*, filters: Mapping[str, Any] | None = None) -> QuerySet[Bot]:
     """Bots matching `filters` (see BotFilter), oldest first, with their owners."""
     bots = Bot.objects.select_related("owner").order_by("id")
-    return BotFilter(filters or {}, bots).qs
+    filtered: QuerySet[Bot] = BotFilter(filters or {}, bots).qs  # django-filter is untyped
+    return filtered
 
 
 def bot_versions(*, bot: Bot) -> QuerySet[BotVersion]:

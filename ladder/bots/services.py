@@ -5,9 +5,9 @@ from __future__ import annotations
 import hashlib
 import logging
 import secrets
+from typing import TYPE_CHECKING
 
 from django.conf import settings
-from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.db import IntegrityError, transaction
@@ -20,6 +20,9 @@ from ladder.bots.models import Bot, BotVersion
 from ladder.bots.selectors import bot_version_source
 from ladder.bots.signals import bot_disabled
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
 logger = logging.getLogger(__name__)
 
 VALIDATION_ERROR_CHARS = 4_000
@@ -27,7 +30,7 @@ VALIDATION_ERROR_CHARS = 4_000
 STDERR_TAIL_CHARS = 3_000
 
 
-def bot_create(*, owner: AbstractBaseUser, name: str) -> Bot:
+def bot_create(*, owner: User, name: str) -> Bot:
     """A new bot of `owner`; raises ValidationError if the owner already has one so named."""
     taken = ValidationError({"name": f"You already have a bot named {name!r}."})
     if Bot.objects.filter(owner=owner, name=name).exists():

@@ -10,6 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
 from bots.runner.botfiles import BadBot
+from ladder.accounts.selectors import signed_in_user
 from ladder.bots.forms import BotCreateForm, BotUploadForm
 from ladder.bots.models import Bot, BotVersion
 from ladder.bots.selectors import bot_versions
@@ -47,7 +48,7 @@ def bot_create_page(request: HttpRequest) -> HttpResponse:
     form = BotCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            bot = bot_create(owner=request.user, name=form.cleaned_data["name"])
+            bot = bot_create(owner=signed_in_user(request), name=form.cleaned_data["name"])
         except ValidationError as exc:
             for field, errors in exc.message_dict.items():
                 form.add_error(field if field in form.fields else None, errors)

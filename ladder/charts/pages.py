@@ -115,7 +115,7 @@ def leaderboard_chart(*, ruleset: str, n: int = TOP_N) -> SafeString:
     top = selectors.top_bots(ruleset=ruleset, n=n)
     digest = hashlib.sha256(repr(top).encode()).hexdigest()[:32]
     key = f"charts:top:{ruleset}:{n}:{digest}"
-    cached = cache.get(key)
+    cached: str | None = cache.get(key)
     if cached is None:
         cached = _top_chart(ruleset=ruleset, n=n, bot_ids=[row[0] for row in top])
         cache.set(key, cached, TOP_CACHE_SECONDS)

@@ -6,7 +6,7 @@ from ladder.matches.models import Match, MatchSeat
 class MatchSeatInline(admin.TabularInline):
     model = MatchSeat
     extra = 0
-    fields = ["seat", "bot_version", "place", "total", "forfeited", "decisions", "strikes"]
+    fields = ("seat", "bot_version", "place", "total", "forfeited", "decisions", "strikes")
     readonly_fields = fields
     can_delete = False
 

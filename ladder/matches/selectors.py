@@ -27,7 +27,7 @@ def match_seats(*, match_id: int) -> QuerySet[MatchSeat]:
     )
 
 
-class MatchFilter(django_filters.FilterSet):
+class MatchFilter(django_filters.FilterSet):  # type: ignore[misc]  # django-filter is untyped
     """The query parameters of the match list.
 
     `bot` (a bot id: matches it held a seat in), `ruleset`, `status`, and `after` / `before`

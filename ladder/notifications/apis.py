@@ -17,6 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from ladder.accounts.selectors import signed_in_user
 from ladder.notifications.events import SUBSCRIBABLE
 from ladder.notifications.models import Delivery, Webhook
 from ladder.notifications.selectors import delivery_list, webhook_list
@@ -59,7 +60,7 @@ class WebhookListApi(APIView):
 
     @extend_schema(operation_id="webhooks_list", responses=WebhookSerializer(many=True))
     def get(self, request: Request) -> Response:
-        hooks = webhook_list(owner=request.user)
+        hooks = webhook_list(owner=signed_in_user(request))
         return Response(WebhookSerializer(hooks, many=True).data)
 
 
@@ -97,7 +98,7 @@ class WebhookCreateApi(APIView):
     def post(self, request: Request) -> Response:
         data = WebhookCreateApi.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        hook = webhook_create(owner=request.user, **data.validated_data)
+        hook = webhook_create(owner=signed_in_user(request), **data.validated_data)
         return Response(self.OutputSerializer(hook).data, status=status.HTTP_201_CREATED)
 
 

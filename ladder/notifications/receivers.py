@@ -78,7 +78,7 @@ def _peak_before(change: RatingChange) -> float:
     game, or one before or after an earlier game (the first change's `before` is the starting
     rating). Ids follow the order ratings were applied in (each bot's rating row is locked
     while its change is inserted)."""
-    earlier = RatingChange.objects.filter(
+    earlier: dict[str, float | None] = RatingChange.objects.filter(
         bot_id=change.bot_id, ruleset=change.ruleset, id__lt=change.pk
     ).aggregate(after=Max("after"), before=Max("before"))
     return max([change.before, *(value for value in earlier.values() if value is not None)])

@@ -14,11 +14,11 @@ import logging
 import time
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.core.mail import EmailMessage
 from django.db import transaction
@@ -31,6 +31,9 @@ from ladder.notifications.guard import Target, UnsafeUrl, resolve_target
 from ladder.notifications.models import Delivery, NotificationSettings, Webhook
 from ladder.notifications.payloads import ping_payload, site_url
 from ladder.notifications.signing import sign
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 logger = logging.getLogger(__name__)
 
@@ -69,9 +72,7 @@ def _clean_events(events: list[str] | None) -> list[str]:
     return [event for event in SUBSCRIBABLE if event in events]
 
 
-def webhook_create(
-    *, owner: AbstractBaseUser, url: str, events: list[str] | None = None
-) -> Webhook:
+def webhook_create(*, owner: User, url: str, events: list[str] | None = None) -> Webhook:
     """A new active webhook of `owner` with a fresh secret; `events` defaults to all.
 
     The URL is checked now (ValidationError on `url` saying why) and again before every
@@ -98,14 +99,14 @@ def webhook_delete(*, webhook: Webhook) -> None:
 
 
 def notification_settings_update(
-    *, user: AbstractBaseUser, email: str, email_events: list[str]
+    *, user: User, email: str, email_events: list[str]
 ) -> NotificationSettings:
     """Set the user's email address and the events also sent there (none: no email)."""
     cleaned = _clean_events(email_events)
     if cleaned and not email:
         raise ValidationError({"email": "Give an address to receive email."})
     with transaction.atomic():
-        user.email = email  # type: ignore[attr-defined]
+        user.email = email
         user.full_clean(exclude=["password"])
         user.save(update_fields=["email"])
         prefs, _ = NotificationSettings.objects.update_or_create(
@@ -117,7 +118,7 @@ def notification_settings_update(
 # --- recording events -----------------------------------------------------------------------
 
 
-def notify(*, event: Event, owner: AbstractBaseUser, payload: dict[str, Any]) -> list[Delivery]:
+def notify(*, event: Event, owner: User, payload: dict[str, Any]) -> list[Delivery]:
     """Record `event` for `owner`: a delivery per active webhook of theirs that wants it, and
     one by email if they chose it. Each is sent by the `deliver` task once this commits."""
     rows = [
@@ -126,7 +127,7 @@ def notify(*, event: Event, owner: AbstractBaseUser, payload: dict[str, Any]) ->
         if event in hook.events
     ]
     prefs = NotificationSettings.objects.filter(user=owner).first()
-    if prefs is not None and event in prefs.email_events and getattr(owner, "email", ""):
+    if prefs is not None and event in prefs.email_events and owner.email:
         rows.append(
             Delivery(owner=owner, channel=Delivery.Channel.EMAIL, event=event, payload=payload)
         )
@@ -161,7 +162,7 @@ def _enqueue_on_commit(delivery_ids: list[int]) -> None:
     from ladder.notifications.tasks import deliver
 
     for delivery_id in delivery_ids:
-        transaction.on_commit(lambda delivery_id=delivery_id: deliver.delay(delivery_id))
+        transaction.on_commit(partial(deliver.delay, delivery_id))
 
 
 # --- sending --------------------------------------------------------------------------------
@@ -223,7 +224,7 @@ def _send_webhook(delivery: Delivery) -> Attempt:
 
 
 def _send_email(delivery: Delivery) -> Attempt:
-    address = delivery.owner.email  # type: ignore[attr-defined]
+    address = delivery.owner.email
     if not address:
         return Attempt(ok=False, error="The account has no email address.", final=True)
     subject = f"[Grass ladder] {delivery.event}"

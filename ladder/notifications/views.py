@@ -12,6 +12,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from ladder.accounts.selectors import signed_in_user
 from ladder.notifications.forms import EmailForm, WebhookForm
 from ladder.notifications.models import Webhook
 from ladder.notifications.selectors import (
@@ -41,7 +42,7 @@ def _page(
     created: Webhook | None = None,
     status: int = 200,
 ) -> HttpResponse:
-    user = request.user
+    user = signed_in_user(request)
     prefs = notification_settings_get(user=user)
     context = {
         "webhooks": webhook_list_with_recent(owner=user),
@@ -63,7 +64,7 @@ def notifications_page(request: HttpRequest) -> HttpResponse:
     form = WebhookForm(request.POST)
     if form.is_valid():
         try:
-            hook = webhook_create(owner=request.user, **form.cleaned_data)
+            hook = webhook_create(owner=signed_in_user(request), **form.cleaned_data)
         except ValidationError as exc:
             _form_errors(form, exc)
         else:
@@ -78,7 +79,7 @@ def notifications_email(request: HttpRequest) -> HttpResponse:
     form = EmailForm(request.POST)
     if form.is_valid():
         try:
-            notification_settings_update(user=request.user, **form.cleaned_data)
+            notification_settings_update(user=signed_in_user(request), **form.cleaned_data)
         except ValidationError as exc:
             _form_errors(form, exc)
         else:

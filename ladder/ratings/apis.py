@@ -38,8 +38,8 @@ class LeaderboardApi(APIView):
         last_game = serializers.DateTimeField()
 
         @extend_schema_field(serializers.ListField(child=serializers.IntegerField()))
-        def get_band(self, row: object) -> list[int]:
-            return [row.band_low, row.band_high]  # type: ignore[attr-defined]
+        def get_band(self, row: LeaderboardRow) -> list[int]:
+            return [row.band_low, row.band_high]
 
     class Pagination(PageNumberPagination):
         page_size = 50
@@ -52,6 +52,8 @@ class LeaderboardApi(APIView):
         query.is_valid(raise_exception=True)
         rows = leaderboard(ruleset=query.validated_data["ruleset"])
         paginator = self.pagination_class()
+        # DRF pages anything Django's Paginator takes; the stubs accept only a QuerySet.
+        page: list[LeaderboardRow] | None
         page = paginator.paginate_queryset(rows, request, view=self)  # type: ignore[arg-type]
         return paginator.get_paginated_response([self.output(row) for row in page or []])
 

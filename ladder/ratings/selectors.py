@@ -67,10 +67,10 @@ class Leaderboard:
         if isinstance(index, int):
             if index < 0:
                 raise IndexError("negative leaderboard positions are not supported")
-            rows = self[index : index + 1]
-            if not rows:
+            one = self[index : index + 1]
+            if not one:
                 raise IndexError(index)
-            return rows[0]
+            return one[0]
         start, stop, step = index.start or 0, index.stop, index.step
         if start < 0 or (stop is not None and stop < 0) or step not in (None, 1):
             raise ValueError("a leaderboard slice is [start:stop] with non-negative bounds")

@@ -70,7 +70,7 @@ def rating_apply(*, match: Match, params: EloParams = DEFAULT_PARAMS) -> list[Ra
 
 
 def rating_wins_recount(
-    *, rating_model: type[models.Model] = BotRating, change_model: type[models.Model] = RatingChange
+    *, rating_model: type[BotRating] = BotRating, change_model: type[RatingChange] = RatingChange
 ) -> int:
     """Set every BotRating's `wins` to its number of RatingChange rows with place 1 in the same
     ruleset, in one UPDATE; returns the number of ratings updated.

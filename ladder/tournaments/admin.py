@@ -24,8 +24,11 @@ class TournamentForm(forms.ModelForm):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
+        # Untyped form data: a field that failed its own validation is missing, hence None
+        # (the TypeError below).
+        fields: dict[str, Any] = {name: data.get(name) for name in VALIDATED_FIELDS}
         try:
-            tournament_validate(**{name: data.get(name) for name in VALIDATED_FIELDS})
+            tournament_validate(**fields)
         except (TournamentError, TypeError) as exc:
             raise forms.ValidationError(str(exc)) from None
         return data

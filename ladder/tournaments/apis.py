@@ -7,6 +7,7 @@ the problem; a step only the organiser may take is a 403.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.http import HttpResponse
@@ -243,7 +244,7 @@ class TournamentEntryApi(APIView):
         return Response(EntrySerializer(entry).data)
 
 
-ACTIONS = {
+ACTIONS: dict[str, Callable[..., Tournament]] = {
     "pause": services.tournament_pause,
     "resume": services.tournament_resume,
     "cancel": services.tournament_cancel,

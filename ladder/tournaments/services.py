@@ -306,7 +306,8 @@ def _round_start(t: Tournament, number: int) -> Round:
     active = {e.pk: e for e in _active(t)}
     rng = _rng(t, number)
     if t.format == Tournament.Format.ROUND_ROBIN:
-        tables, byes = [], []
+        tables: list[pairing.Table] = []
+        byes: list[int] = []
         for seats in (t.schedule or [])[number - 1]:
             playing = tuple(s for s in seats if s in active)
             if len(playing) >= 2:
@@ -342,6 +343,7 @@ def _table_games(t: Tournament, table: Table, entries: list[Entry], rng: random.
     by_pk = {e.pk: e for e in entries}
     for rotation, seated in enumerate(rotations):
         match = match_create(
+            # Every entry gets its version when the tournament starts (null only before).
             versions=[by_pk[pk].version for pk in seated.seats],  # type: ignore[misc]
             ruleset=t.ruleset,
             variants=t.variants,
@@ -527,7 +529,8 @@ def _cancel(t: Tournament, reason: str) -> None:
 
 
 def _standings(t: Tournament) -> list[standings.Standing]:
-    results, byes = [], {}
+    results: list[standings.TableResult] = []
+    byes: dict[int, int] = {}
     for r in t.rounds.prefetch_related("tables").order_by("number"):
         for pk in r.byes:
             byes[pk] = byes.get(pk, 0) + 1

@@ -5,6 +5,8 @@ write."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -56,9 +58,11 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     return render(request, "tournaments/tournament.html", context)
 
 
-def _act(request: HttpRequest, tournament_id: int, call: object, **kwargs: object) -> HttpResponse:
+def _act(
+    request: HttpRequest, tournament_id: int, call: Callable[..., object], **kwargs: object
+) -> HttpResponse:
     try:
-        call(**kwargs)  # type: ignore[operator]
+        call(**kwargs)
     except services.TournamentError as exc:
         messages.error(request, str(exc))
     return redirect("tournament-page", tournament_id=tournament_id)

@@ -18,6 +18,7 @@ from ladder.matches.management.commands.bench_pipeline import (
     bench_bot_names,
     bench_database_check,
     bench_matches_create,
+    bench_use_broker,
     bench_versions,
     bot_upload_bytes,
     overhead_pct,
@@ -40,6 +41,19 @@ def test_the_command_refuses_the_test_database() -> None:
     # The suite's database is named test_grass_test...: the bench must not touch it.
     with pytest.raises(CommandError, match="bench"):
         call_command("bench_pipeline", "--games", "1")
+
+
+def test_the_bench_broker_wins_over_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Celery prefers CELERY_BROKER_URL from the environment over its configuration: a bench
+    # that only set the configuration would enqueue onto the production broker.
+    from celery import Celery
+
+    monkeypatch.setenv("CELERY_BROKER_URL", "redis://production.invalid:6379/0")
+    app = Celery("bench-broker-test")
+    bench_use_broker(app, "redis://127.0.0.1:6379/7")
+    assert app.conf.broker_url == "redis://127.0.0.1:6379/7"
+    connection = app.connection_for_write()
+    assert (connection.hostname, connection.virtual_host) == ("127.0.0.1", "7")
 
 
 def test_rates_and_overhead() -> None:

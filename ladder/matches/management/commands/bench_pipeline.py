@@ -233,6 +233,14 @@ def run_direct(
     return Figures(games=len(totals), seconds=time.perf_counter() - started), totals
 
 
+def bench_use_broker(app: Any, broker: str) -> None:
+    """Point this process's Celery app at the bench's Redis. Celery reads `CELERY_BROKER_URL`
+    from the environment before its configuration, so the variable is set too: otherwise a
+    machine that sets it would have the bench enqueue onto the production broker."""
+    os.environ["CELERY_BROKER_URL"] = broker
+    app.conf["broker_url"] = broker
+
+
 def bench_queue_delete(broker: str, queue: str) -> None:
     """Remove the bench's queue from Redis: its list and kombu's two binding sets for it (the
     names are kombu's Redis transport's), so runs leave nothing behind."""
@@ -380,7 +388,7 @@ class Command(BaseCommand):
         from ladder.celery import app
 
         # This process only enqueues: it talks to the bench's Redis, never the configured one.
-        app.conf.broker_url = options["broker"]
+        bench_use_broker(app, options["broker"])
         queue = f"grass-bench-{os.getpid()}"
         worker = BenchWorker(
             broker=options["broker"],
@@ -490,7 +498,11 @@ class Command(BaseCommand):
         last: datetime | None = rows.aggregate(last=Max("finished"))["last"]
         seconds = (last - started).total_seconds() if last else 0.0
         finished = rows.filter(status=Match.Status.FINISHED)
-        totals = {seed: result["totals"] for seed, result in finished.values_list("seed", "result")}
+        totals = {
+            seed: result["totals"]
+            for seed, result in finished.values_list("seed", "result")
+            if result is not None  # always set on a finished match
+        }
         reasons = list(
             rows.filter(status=Match.Status.FAILED).values_list("failure_reason", flat=True)
         )

@@ -86,13 +86,14 @@ def create_database(db: dict[str, Any]) -> bool:
     import psycopg
     from psycopg import sql
 
-    params = {
-        "host": db.get("HOST") or "127.0.0.1",
-        "port": int(db.get("PORT") or 5432),
-        "user": db.get("USER") or None,
-        "password": db.get("PASSWORD") or None,
-    }
-    with psycopg.connect(dbname="postgres", autocommit=True, **params) as conn:
+    with psycopg.connect(
+        dbname="postgres",
+        autocommit=True,
+        host=db.get("HOST") or "127.0.0.1",
+        port=int(db.get("PORT") or 5432),
+        user=db.get("USER") or None,
+        password=db.get("PASSWORD") or None,
+    ) as conn:
         exists = conn.execute(
             "SELECT 1 FROM pg_database WHERE datname = %s", [db["NAME"]]
         ).fetchone()
@@ -211,7 +212,8 @@ class Command(BaseCommand):
             size = BenchSize(options["bots"], options["matches"], options["seats"])
         except ValueError as exc:
             raise CommandError(str(exc)) from None
-        console = Console(file=self.stdout._out)  # type: ignore[attr-defined]
+        # The stubs type OutputWrapper's forwarded attributes as callables; `_out` is its stream.
+        console = Console(file=self.stdout._out)  # type: ignore[arg-type]
         if create_database(db):
             console.print(f"created database {db['NAME']}")
         call_command("migrate", interactive=False, verbosity=0)

@@ -43,6 +43,7 @@ from ladder.matches.management.commands.bench_pipeline import (
     bench_database_check,
     bench_database_create,
     bench_queue_delete,
+    bench_use_broker,
 )
 from ladder.tournaments.bench import main as pairing_bench
 from ladder.tournaments.models import Round, Tournament
@@ -159,7 +160,7 @@ class Command(BaseCommand):
         from ladder.celery import app
 
         # This process only enqueues: to the bench's Redis, never the configured broker.
-        app.conf.broker_url = options["broker"]
+        bench_use_broker(app, options["broker"])
         console = Console()
         if not options["no_pairing"]:
             console.print("[bold]Swiss pairing and standings, 1,000 entrants, 6 seats[/]")
