@@ -31,7 +31,9 @@ fi
 # System packages: Debian's python3 runs the bots inside the sandbox (bubblewrap + setpriv from
 # util-linux), and python3-seccomp compiles the sandbox's seccomp filter.
 need_apt=()
-[ -x /usr/bin/python3 ] || need_apt+=(python3 python3-venv)
+[ -x /usr/bin/python3 ] || need_apt+=(python3)
+# A python3 that is there may still lack venv: Debian ships ensurepip in python3-venv.
+/usr/bin/python3 -c "import ensurepip" 2>/dev/null || need_apt+=(python3-venv)
 command -v bwrap >/dev/null || need_apt+=(bubblewrap)
 command -v setpriv >/dev/null || need_apt+=(util-linux)
 /usr/bin/python3 -c "import seccomp" 2>/dev/null || need_apt+=(python3-seccomp)

@@ -154,3 +154,17 @@ def test_nginx_configuration_is_valid(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "test is successful" in done.stderr
+
+
+def test_setup_installs_python3_venv_whenever_ensurepip_is_missing() -> None:
+    """Debian's python3 cannot make a virtual environment without python3-venv (ensurepip), and
+    a machine may have the one without the other: both set-up paths check for ensurepip
+    itself, not only for python3."""
+    script = (DEPLOY / "setup.sh").read_text()
+    production, _, development = script.partition('echo "setup: done (production host')
+    assert development, "setup.sh no longer has a production path and a development path"
+    check = '/usr/bin/python3 -c "import ensurepip" 2>/dev/null || need_apt+=(python3-venv)'
+    for path, text in (("production", production), ("development", development)):
+        assert check in text, f"setup.sh's {path} path does not check for ensurepip"
+        assert "python3 -m venv .venv" in text
+    subprocess.run(["bash", "-n", DEPLOY / "setup.sh"], check=True, timeout=30)
