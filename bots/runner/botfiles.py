@@ -2,13 +2,15 @@
 
 Zip archives are read, never extracted to disk as given: every member name is checked (no
 absolute paths, no `..`, no links) and sizes are bounded before anything is decompressed, so a
-zip bomb or a path-traversal archive is refused with a reason.
+zip bomb or a path-traversal archive is refused with a reason. No member is decompressed past
+the size it declares, so a member that lies about its size cannot get round those bounds.
 """
 
 from __future__ import annotations
 
 import stat
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -59,6 +61,11 @@ def load_bot(spec: str | Path) -> BotSource:
     if path.suffix == ".zip":
         return source_from_upload(path.stem, path.name, path.read_bytes())
     raise BadBot(f"{text}: a bot is a .py file, a .zip with bot.py, or a folder with bot.py")
+
+
+def upload_limit(filename: str) -> int:
+    """The largest upload so named, in bytes: a site checks it before reading the upload."""
+    return MAX_ZIP_BYTES if filename.endswith(".zip") else MAX_FILE_BYTES
 
 
 def source_from_upload(name: str, filename: str, data: bytes) -> BotSource:
@@ -112,11 +119,26 @@ def _read_zip(filename: str, data: bytes) -> dict[str, bytes]:
             raise BadBot(f"{filename} unpacks to more than {MAX_UNPACKED_BYTES} bytes")
         if info.file_size > MAX_RATIO * max(info.compress_size, 1) and info.file_size > 1 << 16:
             raise BadBot(f"{filename}: entry {name!r} expands {info.file_size} bytes: a zip bomb?")
-        with archive.open(info) as member:
-            content = member.read(MAX_UNPACKED_BYTES + 1)
-        if len(content) != info.file_size:
-            raise BadBot(f"{filename}: entry {name!r} does not match its declared size")
-        files[path.as_posix()] = content
+        files[path.as_posix()] = _read_member(filename, archive, info)
     if "bot.py" not in files:
         raise BadBot(f"{filename} has no bot.py at its top level")
     return files
+
+
+def _read_member(filename: str, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+    """A member's bytes, never more than its declared size (which the limits above counted)."""
+    name = info.filename
+    lies = f"{filename}: entry {name!r} does not match its declared size"
+    try:
+        with archive.open(info) as member:
+            # One byte past the declared size is enough to catch a member that hides more;
+            # its CRC, checked at the declared end, catches the rest of such lies.
+            content = member.read(info.file_size + 1)
+    except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+        raise BadBot(f"{lies} or is damaged ({exc})") from None
+    except (NotImplementedError, RuntimeError) as exc:
+        # An unknown compression method, or an encrypted member (no password to give).
+        raise BadBot(f"{filename}: entry {name!r} cannot be read ({exc})") from None
+    if len(content) != info.file_size:
+        raise BadBot(lies)
+    return content

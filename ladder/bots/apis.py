@@ -19,7 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from bots.runner.botfiles import MAX_FILE_BYTES, MAX_ZIP_BYTES, BadBot
+from bots.runner.botfiles import BadBot, upload_limit
 from ladder.accounts.selectors import signed_in_user
 from ladder.bots.models import Bot, BotVersion
 from ladder.bots.selectors import bot_list, bot_version_summary, bot_versions
@@ -224,9 +224,10 @@ class BotVersionUploadApi(APIView):
         data.is_valid(raise_exception=True)
         upload = data.validated_data["file"]
         # Checked before reading: a huge upload is refused without holding it in memory.
-        if upload.size > max(MAX_FILE_BYTES, MAX_ZIP_BYTES):
+        limit = upload_limit(upload.name)
+        if upload.size > limit:
             raise serializers.ValidationError(
-                {"file": [f"{upload.name} is {upload.size} bytes; the limit is {MAX_ZIP_BYTES}"]}
+                {"file": [f"{upload.name} is {upload.size} bytes; the limit is {limit}"]}
             )
         try:
             version = bot_version_submit(bot=bot, filename=upload.name, data=upload.read())

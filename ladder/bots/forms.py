@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
-from bots.runner.botfiles import MAX_FILE_BYTES, MAX_ZIP_BYTES
+from bots.runner.botfiles import upload_limit
 
 
 class BotCreateForm(forms.Form):
@@ -19,7 +19,7 @@ class BotUploadForm(forms.Form):
     def clean_file(self) -> object:
         upload = self.cleaned_data["file"]
         # Checked before reading: a huge upload is refused without holding it in memory.
-        limit = max(MAX_FILE_BYTES, MAX_ZIP_BYTES)
+        limit = upload_limit(upload.name)
         if upload.size > limit:
             raise forms.ValidationError(
                 f"{upload.name} is {upload.size} bytes; the limit is {limit}"

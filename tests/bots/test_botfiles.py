@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import io
+import random
 import stat
+import struct
 import zipfile
+import zlib
 from pathlib import Path
 
 import pytest
@@ -72,3 +75,71 @@ def test_other_bad_uploads_name_the_problem(tmp_path: Path) -> None:
         source_from_upload("b", "b.exe", b"MZ")
     with pytest.raises(BadBot, match="not an example bot"):
         load_bot(tmp_path / "missing.py")
+
+
+def test_a_zip_over_the_size_limit_is_refused_before_it_is_opened() -> None:
+    # Incompressible content, so the archive itself is over the limit.
+    data = make_zip({"bot.py": b"", "blob.bin": random.Random(1).randbytes(botfiles.MAX_ZIP_BYTES)})
+    assert len(data) > botfiles.MAX_ZIP_BYTES
+    with pytest.raises(BadBot, match=f"the limit is {botfiles.MAX_ZIP_BYTES}$"):
+        source_from_upload("z", "z.zip", data)
+    assert botfiles.upload_limit("z.zip") == botfiles.MAX_ZIP_BYTES
+    assert botfiles.upload_limit("z.py") == botfiles.MAX_FILE_BYTES
+
+
+def test_a_zip_with_too_many_entries_is_refused() -> None:
+    entries = {f"m{i}.py": b"" for i in range(botfiles.MAX_MEMBERS)} | {"bot.py": b""}
+    with pytest.raises(BadBot, match=f"{botfiles.MAX_MEMBERS + 1} entries; the limit is"):
+        source_from_upload("z", "z.zip", make_zip(entries))
+    # One fewer is fine: the limit is the limit, not one below it.
+    del entries["m0.py"]
+    assert len(source_from_upload("z", "z.zip", make_zip(entries)).files) == botfiles.MAX_MEMBERS
+
+
+def test_a_zip_that_unpacks_to_too_much_in_total_is_refused() -> None:
+    """Members small enough each to pass the zip bomb check, too many bytes together."""
+    size = 1 << 16
+    count = botfiles.MAX_UNPACKED_BYTES // size + 1
+    entries = {"bot.py": b""} | {f"data/{i}.bin": b"\0" * size for i in range(count)}
+    data = make_zip(entries)
+    assert len(data) < botfiles.MAX_ZIP_BYTES and len(entries) <= botfiles.MAX_MEMBERS
+    with pytest.raises(BadBot, match=f"unpacks to more than {botfiles.MAX_UNPACKED_BYTES} bytes"):
+        source_from_upload("z", "z.zip", data)
+    del entries["data/0.bin"]
+    assert len(source_from_upload("z", "z.zip", make_zip(entries)).files) == count
+
+
+def declare_size(data: bytes, member: str, size: int, *, crc_of: bytes | None = None) -> bytes:
+    """`data` (a zip) with `member`'s uncompressed size (and optionally its CRC-32, of
+    `crc_of`) rewritten in its local header and in the central directory: a lying archive."""
+    raw = bytearray(data)
+    name = member.encode()
+    for signature, size_at, crc_at, name_at in ((b"PK\3\4", 22, 14, 30), (b"PK\1\2", 24, 16, 46)):
+        at = raw.find(signature)
+        while raw[at + name_at : at + name_at + len(name)] != name:
+            at = raw.find(signature, at + 1)
+        struct.pack_into("<I", raw, at + size_at, size)
+        if crc_of is not None:
+            struct.pack_into("<I", raw, at + crc_at, zlib.crc32(crc_of))
+    return bytes(raw)
+
+
+@pytest.mark.parametrize("method", [zipfile.ZIP_DEFLATED, zipfile.ZIP_STORED])
+def test_a_member_that_lies_about_its_size_is_refused(method: int) -> None:
+    body = b"x = 1\n" * 10_000  # under 64 KiB: no ratio check, the size alone must tell
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", method) as archive:
+        archive.writestr("helper.py", body)
+        archive.writestr("bot.py", b"import helper\n")
+    honest = buffer.getvalue()
+    assert source_from_upload("z", "z.zip", honest).files["helper.py"] == body
+
+    # It says it is small and hides more (which would slip past the limits above).
+    with pytest.raises(BadBot, match=r"'helper\.py' does not match its declared size"):
+        source_from_upload("z", "z.zip", declare_size(honest, "helper.py", 100))
+    # It says it is larger than it is.
+    with pytest.raises(BadBot, match=r"'helper\.py' does not match its declared size"):
+        source_from_upload("z", "z.zip", declare_size(honest, "helper.py", len(body) + 1))
+    # Even with a CRC that matches its declared part, nothing past it is decompressed.
+    lying = declare_size(honest, "helper.py", 100, crc_of=body[:100])
+    assert source_from_upload("z", "z.zip", lying).files["helper.py"] == body[:100]

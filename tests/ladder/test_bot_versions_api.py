@@ -11,6 +11,7 @@ import pytest
 from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from bots.runner.botfiles import MAX_FILE_BYTES, MAX_ZIP_BYTES
 from ladder.bots.models import BotVersion
 from ladder.bots.selectors import bot_version_playing
 from ladder.bots.services import bot_create
@@ -72,6 +73,28 @@ def test_an_unsafe_zip_is_refused_with_the_reason_and_nothing_is_stored(
 
     assert response.status_code == 400
     assert "outside the archive" in response.json()["file"][0]
+    assert not BotVersion.objects.exists()
+    assert not (Path(settings.MEDIA_ROOT) / "bots" / str(bot.pk)).exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "size", "limit"),
+    [
+        ("big.py", MAX_FILE_BYTES + 1, MAX_FILE_BYTES),
+        # Refused before it is read, still with the limit of a .py.
+        ("huge.py", MAX_ZIP_BYTES + 1, MAX_FILE_BYTES),
+        ("big.zip", MAX_ZIP_BYTES + 1, MAX_ZIP_BYTES),
+    ],
+)
+def test_an_upload_over_the_size_limit_is_refused_naming_the_limit(
+    api: Any, owner: Any, name: str, size: int, limit: int
+) -> None:
+    bot = bot_create(owner=owner, name="mine")
+
+    response = upload(api("owner"), bot.pk, name, b"#" * size)
+
+    assert response.status_code == 400
+    assert response.json()["file"] == [f"{name} is {size} bytes; the limit is {limit}"]
     assert not BotVersion.objects.exists()
     assert not (Path(settings.MEDIA_ROOT) / "bots" / str(bot.pk)).exists()
 
