@@ -27,7 +27,8 @@ logger = logging.getLogger(__name__)
 
 VALIDATION_ERROR_CHARS = 4_000
 """How much of a forfeit reason and stderr an invalid version keeps for its author."""
-STDERR_TAIL_CHARS = 3_000
+REASON_CHARS = 1_000
+"""At most this much of it is the forfeit reason; the rest is the end of stderr."""
 
 
 def bot_create(*, owner: User, name: str) -> Bot:
@@ -91,10 +92,7 @@ def bot_version_validate(*, version: BotVersion) -> BotVersion:
     seat = played.seats[0]
     if seat.forfeited:
         status = BotVersion.Status.INVALID
-        error = seat.forfeit_reason
-        if seat.stderr.strip():
-            error += "\n\nstderr (last lines):\n" + seat.stderr[-STDERR_TAIL_CHARS:]
-        error = error[:VALIDATION_ERROR_CHARS]
+        error = _validation_error(reason=seat.forfeit_reason, stderr=seat.stderr)
     else:
         status, error = BotVersion.Status.VALID, ""
     with transaction.atomic():
@@ -108,6 +106,16 @@ def bot_version_validate(*, version: BotVersion) -> BotVersion:
             # A version that plays its validation game cleanly puts a disabled bot back.
             Bot.objects.filter(pk=locked.bot_id).update(disabled=None, disabled_reason="")
     return locked
+
+
+def _validation_error(*, reason: str, stderr: str) -> str:
+    """The forfeit reason, then as much of the end of stderr as fits in VALIDATION_ERROR_CHARS:
+    a traceback's last lines (the exception) are the ones its author needs most."""
+    error = reason[:REASON_CHARS]
+    if stderr.strip():
+        error += "\n\nstderr (last lines):\n"
+        error += stderr[-(VALIDATION_ERROR_CHARS - len(error)) :]
+    return error
 
 
 def bot_disable_if_failing(*, bot_id: int) -> bool:

@@ -13,7 +13,14 @@ from django.conf import settings
 from bots.runner.botfiles import BadBot
 from ladder.bots.models import BotVersion
 from ladder.bots.selectors import bot_version_playing, bot_version_source
-from ladder.bots.services import bot_create, bot_version_upload, bot_version_validate
+from ladder.bots.services import (
+    REASON_CHARS,
+    VALIDATION_ERROR_CHARS,
+    _validation_error,
+    bot_create,
+    bot_version_upload,
+    bot_version_validate,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -69,3 +76,80 @@ def test_an_unsafe_zip_is_refused_and_nothing_is_stored(owner: Any) -> None:
 
     assert not BotVersion.objects.exists()
     assert not (Path(settings.MEDIA_ROOT) / "bots" / str(bot.pk)).exists()
+
+
+# Bots that answer the runner's hello with something other than a 'ready' message.
+NOT_JSON = b"""import sys
+sys.stdin.readline()
+print("hello, dealer", flush=True)
+sys.stdin.read()
+"""
+WRONG_TYPE = b"""import sys
+sys.stdin.readline()
+print('{"type": "action", "action": "pass"}', flush=True)
+sys.stdin.read()
+"""
+
+
+@pytest.mark.parametrize(
+    ("data", "error"),
+    [
+        (NOT_JSON, "not JSON: b'hello, dealer'"),
+        (WRONG_TYPE, "expected a 'ready' message, got type 'action'"),
+    ],
+)
+def test_a_bot_that_breaks_the_protocol_is_invalid_naming_the_protocol_error(
+    owner: Any, valid_version: Any, sandbox_ready: None, data: bytes, error: str
+) -> None:
+    good = valid_version("mine")
+
+    version = bot_version_validate(
+        version=bot_version_upload(bot=good.bot, filename="bot.py", data=data)
+    )
+
+    assert version.status == BotVersion.Status.INVALID
+    assert version.validation_error.startswith("did not start: ")
+    assert error in version.validation_error
+    assert BotVersion.objects.get(pk=version.pk).validation_error == version.validation_error
+    assert bot_version_playing(bot=good.bot) == good
+
+
+# A traceback after a great deal of other output: far more than a version keeps.
+LONG_TRACEBACK = b"""import sys
+sys.stderr.write("FIRST LINE\\n" + "".join(f"noise {i}\\n" for i in range(20_000)))
+def fail(depth):
+    if depth == 0:
+        raise RuntimeError("the real reason")
+    fail(depth - 1)
+fail(50)
+"""
+
+
+def test_a_very_long_traceback_is_cut_to_the_stored_limit_keeping_its_end(
+    owner: Any, sandbox_ready: None
+) -> None:
+    bot = bot_create(owner=owner, name="mine")
+
+    version = bot_version_validate(
+        version=bot_version_upload(bot=bot, filename="bot.py", data=LONG_TRACEBACK)
+    )
+
+    error = BotVersion.objects.get(pk=version.pk).validation_error
+    assert version.status == BotVersion.Status.INVALID
+    assert len(error) == VALIDATION_ERROR_CHARS
+    assert error.startswith("did not start: ")
+    assert "\n\nstderr (last lines):\n" in error
+    assert error.rstrip().endswith("RuntimeError: the real reason")
+    assert "Traceback (most recent call last)" in error
+    assert "FIRST LINE" not in error
+
+
+def test_a_long_forfeit_reason_leaves_room_for_the_end_of_stderr() -> None:
+    stderr = "Traceback (most recent call last):\n" + "  frame\n" * 2_000 + "ValueError: why\n"
+
+    error = _validation_error(reason="r" * 10 * VALIDATION_ERROR_CHARS, stderr=stderr)
+
+    assert len(error) == VALIDATION_ERROR_CHARS
+    assert error.startswith("r" * REASON_CHARS + "\n\nstderr (last lines):\n")
+    assert error.endswith("ValueError: why\n")
+    assert _validation_error(reason="crashed", stderr=" \n") == "crashed"
