@@ -198,9 +198,9 @@ class BotVersionUploadApi(APIView):
     """`POST /api/bots/{id}/versions/` (multipart, field `file`): upload a new version.
 
     Only the bot's owner may upload. The upload is checked (a `.py` or a safe `.zip` with
-    `bot.py`) and stored, then validated by a short sandboxed game: by a worker, so the answer
-    is usually `pending` and the version's page later shows the verdict (with
-    GRASS_VALIDATE_INLINE, during the request, and the answer has it).
+    `bot.py`) and stored, then validated by a short sandboxed game against the example bots:
+    by a worker, so the answer is usually `pending` and the version's page later shows the
+    verdict (with GRASS_VALIDATE_INLINE, during the request, and the answer has it).
     """
 
     permission_classes = [IsAuthenticated]

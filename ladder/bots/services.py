@@ -29,6 +29,8 @@ VALIDATION_ERROR_CHARS = 4_000
 """How much of a forfeit reason and stderr an invalid version keeps for its author."""
 REASON_CHARS = 1_000
 """At most this much of it is the forfeit reason; the rest is the end of stderr."""
+VALIDATION_OPPONENTS = ("random", "greedy")
+"""The example bots (bots/examples) a new version plays its validation game against."""
 
 
 def bot_create(*, owner: User, name: str) -> Bot:
@@ -75,16 +77,19 @@ def bot_version_upload(*, bot: Bot, filename: str, data: bytes) -> BotVersion:
 
 
 def bot_version_validate(*, version: BotVersion) -> BotVersion:
-    """Play a short sandboxed game against the `random` example and record the verdict.
+    """Play a short sandboxed game against the example bots and record the verdict.
 
-    A version that forfeits is invalid, with the forfeit reason and the tail of its stderr (a
-    traceback, usually). The game is played outside any transaction; the verdict is written in
-    one. A version that is no longer pending is returned unchanged. InfrastructureFault (the
-    sandbox did not start) propagates and leaves the version pending: not the bot's fault.
+    The version takes seat 0 of a one-hand game against VALIDATION_OPPONENTS: one hand keeps
+    the answer to an upload quick, and three seats catch a bot that only copes with one
+    opponent. Only its own seat counts (an opponent's forfeit is not its fault): a version
+    that forfeits is invalid, with the forfeit reason and the end of its stderr (a traceback,
+    usually). The game is played outside any transaction; the verdict is written in one. A
+    version that is no longer pending is returned unchanged. InfrastructureFault (the sandbox
+    did not start) propagates and leaves the version pending: not the bot's fault.
     """
     source = bot_version_source(version=version)
     played = play_match(
-        [source, load_bot("random")],
+        [source, *(load_bot(name) for name in VALIDATION_OPPONENTS)],
         seed=secrets.randbits(63),
         limits={"max_hands": 1},
         sandboxed=settings.GRASS_SANDBOXED,

@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 from django.conf import settings
 
-from bots.runner.botfiles import BadBot
+from bots.runner.botfiles import BadBot, BotSource, load_bot
+from bots.runner.match import play_match
+from ladder.bots import services
 from ladder.bots.models import BotVersion
 from ladder.bots.selectors import bot_version_playing, bot_version_source
 from ladder.bots.services import (
@@ -97,6 +99,7 @@ sys.stdin.read()
         (NOT_JSON, "not JSON: b'hello, dealer'"),
         (WRONG_TYPE, "expected a 'ready' message, got type 'action'"),
     ],
+    ids=["not-json", "wrong-type"],
 )
 def test_a_bot_that_breaks_the_protocol_is_invalid_naming_the_protocol_error(
     owner: Any, valid_version: Any, sandbox_ready: None, data: bytes, error: str
@@ -153,3 +156,34 @@ def test_a_long_forfeit_reason_leaves_room_for_the_end_of_stderr() -> None:
     assert error.startswith("r" * REASON_CHARS + "\n\nstderr (last lines):\n")
     assert error.endswith("ValueError: why\n")
     assert _validation_error(reason="crashed", stderr=" \n") == "crashed"
+
+
+def test_the_validation_game_is_one_hand_against_the_example_bots_and_only_its_seat_counts(
+    owner: Any, example_file: Any, sandbox_ready: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    games: list[tuple[list[BotSource], dict[str, Any], Any]] = []
+
+    def play_and_keep(bots: list[BotSource], **options: Any) -> Any:
+        played = play_match(bots, **options)
+        games.append((bots, options, played))
+        return played
+
+    def broken_greedy(name: str) -> BotSource:
+        # An opponent that forfeits is no fault of the version being validated.
+        return BotSource(name, {"bot.py": BROKEN}) if name == "greedy" else load_bot(name)
+
+    monkeypatch.setattr(services, "play_match", play_and_keep)
+    monkeypatch.setattr(services, "load_bot", broken_greedy)
+    bot = bot_create(owner=owner, name="mine")
+    data = example_file("strong")
+
+    version = bot_version_validate(
+        version=bot_version_upload(bot=bot, filename="bot.py", data=data)
+    )
+
+    [(bots, options, played)] = games
+    assert [b.name for b in bots[1:]] == ["random", "greedy"]
+    assert bots[0].files == {"bot.py": data}
+    assert options["limits"] == {"max_hands": 1}
+    assert [s.forfeited for s in played.seats] == [False, False, True]
+    assert (version.status, version.validation_error) == (BotVersion.Status.VALID, "")
