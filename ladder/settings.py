@@ -24,6 +24,7 @@
 | GRASS_MATCH_CAPACITY | 4 (2 per worker, 2 workers): most queued + running matches |
 | GRASS_DISABLE_AFTER_FORFEITS | 5: forfeits in a row that take a bot off the ladder (0: never) |
 | GRASS_VALIDATE_INLINE | false: uploads are validated by a Celery task (true: during the request) |
+| GRASS_VALIDATION_RESEND_SECONDS | 600: a version pending this long is sent to the workers again |
 | GRASS_SITE_URL | `http://127.0.0.1:8000`: the site's address, for links in webhooks and emails |
 | GRASS_WEBHOOK_ALLOW_PRIVATE | false: webhooks may reach private, loopback addresses (dev, tests) |
 | GRASS_WEBHOOK_ALLOWED_HOSTS | none: `host[:port]` patterns webhooks may reach even if private |
@@ -260,6 +261,11 @@ version passes validation (0: never)."""
 GRASS_VALIDATE_INLINE = env_bool("GRASS_VALIDATE_INLINE", False)
 """Validate an upload during the request (the author gets the verdict at once) instead of in
 the `validate_version` task. The tests turn it on; production enqueues the task."""
+GRASS_VALIDATION_RESEND_SECONDS = env_int("GRASS_VALIDATION_RESEND_SECONDS", 10 * 60)
+"""A version still pending this long after its validation was asked for (a lost task message,
+a sandbox that would not start) is sent to the workers again, at most once per this period;
+see `ladder.bots.services.bot_version_resend_pending`. Keep it longer than a validation with
+its task's retries, or a slow version is validated twice (harmless, but wasted work)."""
 
 GRASS_SITE_URL = env_str("GRASS_SITE_URL", "http://127.0.0.1:8000")
 """The site's public address: webhooks and emails link to its pages with it."""
@@ -296,6 +302,13 @@ CELERY_BEAT_SCHEDULE = {
         "task": "ladder.tournaments.tasks.sweep_tournaments",
         "schedule": 30.0,
         "options": {"expires": 30.0},
+    },
+    # Versions left pending (a lost task message, a sandbox that would not start) are sent to
+    # the workers again after GRASS_VALIDATION_RESEND_SECONDS.
+    "validations": {
+        "task": "ladder.bots.tasks.sweep_validations",
+        "schedule": 60.0,
+        "options": {"expires": 60.0},
     },
     # Webhook deliveries whose task message was lost (a broker restart) are sent again.
     "deliveries": {

@@ -53,6 +53,10 @@ class BotVersion(models.Model):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     validation_error = models.TextField(blank=True)
     created = models.DateTimeField(default=timezone.now)
+    validation_sent = models.DateTimeField(default=timezone.now)
+    """When the validation game was last asked for: at the upload, then each time the sweep
+    (`services.bot_version_resend_pending`) sends a version still pending to the workers again.
+    It is also the sweep's claim: a conditional update on it resends a version only once."""
 
     class Meta:
         constraints = [

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import secrets
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from django.conf import settings
@@ -160,18 +161,54 @@ def bot_version_submit(*, bot: Bot, filename: str, data: bytes) -> BotVersion:
     version comes back with its verdict; otherwise the `validate_version` task is enqueued
     once the upload is committed and the version comes back pending.
 
-    If the sandbox fails to start (not the bot's fault) the version stays pending.
+    If the sandbox fails to start (not the bot's fault) the version stays pending, and
+    `bot_version_resend_pending` sends it to the workers later.
     """
     version = bot_version_upload(bot=bot, filename=filename, data=data)
     if not settings.GRASS_VALIDATE_INLINE:
-        # Imported here: tasks import services, not the other way round at import time.
-        from ladder.bots.tasks import validate_version
-
-        version_id = version.pk
-        transaction.on_commit(lambda: validate_version.delay(version_id))
+        _enqueue_validation_on_commit(version_id=version.pk)
         return version
     try:
         return bot_version_validate(version=version)
     except InfrastructureFault:
         logger.exception("validation of %s could not run; it stays pending", version)
         return version
+
+
+def bot_version_resend_pending(*, older_than: timedelta | None = None) -> list[int]:
+    """Send the versions still pending to the workers again, once their validation was last
+    asked for longer than `older_than` ago (default GRASS_VALIDATION_RESEND_SECONDS); returns
+    their ids.
+
+    A version stays pending when its task message was lost (a Redis restart without
+    persistence), when the task used up its retries because the sandbox would not start, or
+    when an inline validation could not start the sandbox. Each version is claimed with a
+    conditional update on `validation_sent`, so two sweeps at once send it once, and it is
+    sent at most once per period. A duplicate message is harmless: `bot_version_validate`
+    records the verdict of a pending version only.
+    """
+    if older_than is None:
+        older_than = timedelta(seconds=settings.GRASS_VALIDATION_RESEND_SECONDS)
+    now = timezone.now()
+    pending = BotVersion.objects.filter(
+        status=BotVersion.Status.PENDING, validation_sent__lt=now - older_than
+    )
+    resent = []
+    for version_id, sent in pending.values_list("id", "validation_sent"):
+        with transaction.atomic():
+            claimed = BotVersion.objects.filter(
+                pk=version_id, status=BotVersion.Status.PENDING, validation_sent=sent
+            ).update(validation_sent=now)
+            if claimed:
+                _enqueue_validation_on_commit(version_id=version_id)
+                resent.append(version_id)
+    if resent:
+        logger.warning("sent again versions pending since before %s: %s", now - older_than, resent)
+    return resent
+
+
+def _enqueue_validation_on_commit(*, version_id: int) -> None:
+    # Imported here: tasks import services, not the other way round at import time.
+    from ladder.bots.tasks import validate_version
+
+    transaction.on_commit(lambda: validate_version.delay(version_id))

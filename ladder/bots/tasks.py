@@ -1,16 +1,20 @@
-"""Celery tasks of bots: thin, they take an id and call one service."""
+"""Celery tasks of bots: thin, they take an id (or nothing) and call one service.
+
+`sweep_validations` runs on Celery beat (CELERY_BEAT_SCHEDULE in settings).
+"""
 
 from __future__ import annotations
 
 from bots.runner.match import InfrastructureFault
 from ladder.bots.models import BotVersion
-from ladder.bots.services import bot_version_validate
+from ladder.bots.services import bot_version_resend_pending, bot_version_validate
 from ladder.celery import app
 
 
 # acks_late: a worker lost mid-validation leaves the message to be delivered again; a version
 # no longer pending is returned unchanged, so a second delivery changes nothing. A sandbox
-# that did not start is not the bot's fault: the version stays pending and the task retries.
+# that did not start is not the bot's fault: the version stays pending and the task retries;
+# once the retries are used up, `sweep_validations` sends it again later.
 @app.task(
     acks_late=True,
     autoretry_for=(InfrastructureFault,),
@@ -19,3 +23,8 @@ from ladder.celery import app
 )
 def validate_version(version_id: int) -> None:
     bot_version_validate(version=BotVersion.objects.select_related("bot").get(pk=version_id))
+
+
+@app.task
+def sweep_validations() -> None:
+    bot_version_resend_pending()
