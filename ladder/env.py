@@ -83,3 +83,21 @@ def database_from_url(name: str, url: str) -> dict[str, Any]:
     if not config.get("ENGINE"):
         raise ImproperlyConfigured(f"{name}={url!r}: unknown database scheme")
     return config
+
+
+def env_ladder_tables(name: str, default: list[str]) -> list[tuple[str, int]]:
+    """`ruleset:seats` pairs, comma-separated (`modern:4,classic:6`): the kinds of table the
+    ladder's matchmaker sets. An unknown ruleset or a seat count outside 2-6 is an error."""
+    from engine import RULESETS
+
+    tables = []
+    for item in env_list(name, default):
+        ruleset, _, seats = item.partition(":")
+        if ruleset not in RULESETS or not seats.strip().isdigit():
+            raise ImproperlyConfigured(
+                f"{name}: {item!r} is not ruleset:seats (rulesets: {', '.join(RULESETS)})"
+            )
+        if not 2 <= int(seats) <= 6:
+            raise ImproperlyConfigured(f"{name}: {item!r} must have 2 to 6 seats")
+        tables.append((ruleset, int(seats)))
+    return tables

@@ -22,6 +22,7 @@
 | GRASS_MATCH_MAX_ATTEMPTS | 3: runs of one match before it is given up (failed for good) |
 | GRASS_MATCH_STALE_SECONDS | 1800: a match "running" longer than this lost its worker |
 | GRASS_MATCH_CAPACITY | 4 (2 per worker, 2 workers): most queued + running matches |
+| GRASS_LADDER_TABLES | `modern:2,...,modern:6,classic:4`: ruleset:seats of ladder games |
 | GRASS_DISABLE_AFTER_FORFEITS | 5: forfeits in a row that take a bot off the ladder (0: never) |
 | GRASS_VALIDATE_INLINE | false: uploads are validated by a Celery task (true: during the request) |
 | GRASS_VALIDATION_RESEND_SECONDS | 600: a version pending this long is sent to the workers again |
@@ -48,6 +49,7 @@ from ladder.env import (
     env_bool,
     env_int,
     env_json_object,
+    env_ladder_tables,
     env_list,
     env_str,
 )
@@ -255,6 +257,12 @@ It must exceed the longest real match, or a slow match would be played a second 
 GRASS_MATCH_CAPACITY = env_int("GRASS_MATCH_CAPACITY", 4)
 """The matchmaker never lets queued + running matches exceed this: about 2 per worker, so a
 worker always finds the next match waiting and the queue never grows without bound."""
+GRASS_LADDER_TABLES = env_ladder_tables(
+    "GRASS_LADDER_TABLES",
+    ["modern:2", "modern:3", "modern:4", "modern:5", "modern:6", "classic:4"],
+)
+"""The kinds of ladder game (ruleset, seats): each matchmaker run picks one at random, so every
+ruleset's leaderboard fills and bots are rated at every table size they may meet."""
 GRASS_DISABLE_AFTER_FORFEITS = env_int("GRASS_DISABLE_AFTER_FORFEITS", 5)
 """A bot that forfeits this many ladder games in a row is left out by the matchmaker until a new
 version passes validation (0: never)."""

@@ -302,6 +302,16 @@ def matchmaker_fill(
     return created
 
 
+def matchmaker_run(*, rng: random.Random | None = None) -> list[Match]:
+    """One beat tick of the ladder: fill the free capacity with one kind of table, picked at
+    random from GRASS_LADDER_TABLES (ruleset, seats). Over many ticks every kind is played, so
+    every ruleset's leaderboard fills and bots meet every table size; one kind per tick keeps a
+    tick's matches built from one ruleset's ratings."""
+    rng = rng or random.Random()
+    ruleset, seats = rng.choice(settings.GRASS_LADDER_TABLES)
+    return matchmaker_fill(ruleset=ruleset, seats=seats, rng=rng)
+
+
 def _matchmaker_pick(
     candidates: list[Candidate], *, games: dict[int, int], size: int, rng: random.Random
 ) -> list[Candidate]:

@@ -11,7 +11,7 @@ from ladder.matches.services import (
     match_resend_lost,
     match_retry_failed,
     match_run,
-    matchmaker_fill,
+    matchmaker_run,
 )
 
 
@@ -24,7 +24,7 @@ def run_match(match_id: int) -> None:
 
 @app.task
 def matchmaker_tick() -> None:
-    matchmaker_fill()
+    matchmaker_run()
 
 
 @app.task

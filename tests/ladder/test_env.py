@@ -10,7 +10,14 @@ from typing import Any
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from ladder.env import database_from_url, env_bool, env_json_object, env_list, env_str
+from ladder.env import (
+    database_from_url,
+    env_bool,
+    env_json_object,
+    env_ladder_tables,
+    env_list,
+    env_str,
+)
 
 
 def test_helpers_read_values_and_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -25,6 +32,23 @@ def test_helpers_read_values_and_defaults(monkeypatch: pytest.MonkeyPatch) -> No
     assert sqlite["ENGINE"] == "django.db.backends.sqlite3"
     postgres = database_from_url("X", "postgres://postgres@127.0.0.1:5432/grass")
     assert (postgres["ENGINE"], postgres["NAME"]) == ("django.db.backends.postgresql", "grass")
+
+
+def test_ladder_tables_are_ruleset_seat_pairs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("X_TABLES", "classic:6, modern:2")
+    monkeypatch.delenv("X_UNSET", raising=False)
+    assert env_ladder_tables("X_TABLES", []) == [("classic", 6), ("modern", 2)]
+    assert env_ladder_tables("X_UNSET", ["modern:4"]) == [("modern", 4)]
+    for bad, message in [
+        ("modern:7", "2 to 6 seats"),
+        ("modern:1", "2 to 6 seats"),
+        ("poker:4", "not ruleset:seats"),
+        ("modern", "not ruleset:seats"),
+        ("modern:four", "not ruleset:seats"),
+    ]:
+        monkeypatch.setenv("X_TABLES", bad)
+        with pytest.raises(ImproperlyConfigured, match=f"X_TABLES: '{bad}'.*{message}"):
+            env_ladder_tables("X_TABLES", [])
 
 
 def test_helpers_fail_loudly(monkeypatch: pytest.MonkeyPatch) -> None:

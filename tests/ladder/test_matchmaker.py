@@ -10,7 +10,7 @@ import pytest
 from ladder.bots.models import BotVersion
 from ladder.bots.services import bot_version_upload
 from ladder.matches.models import Match
-from ladder.matches.services import match_create, matchmaker_fill
+from ladder.matches.services import match_create, matchmaker_fill, matchmaker_run
 from ladder.matches.tasks import run_match
 from ladder.ratings.models import BotRating
 
@@ -117,6 +117,28 @@ def test_fewer_than_two_playable_bots_make_no_match(
     bot_version_upload(bot=pending.bot, filename="bot.py", data=example_file("random"))
     (match,) = matchmaker_fill(seats=2, capacity=1)
     assert {s.bot_version_id for s in match.seats.all()} == {lone.pk, pending.pk}
+
+
+def test_a_tick_sets_tables_of_one_of_the_ladders_kinds(bots: Any, settings: Any) -> None:
+    bots([1500] * 6)
+    settings.GRASS_MATCH_CAPACITY = 2
+    settings.GRASS_LADDER_TABLES = [("classic", 3)]
+    created = matchmaker_run()
+    assert [(m.ruleset, m.seats.count()) for m in created] == [("classic", 3)] * 2
+
+
+def test_ticks_spread_over_every_kind_of_table(bots: Any, settings: Any) -> None:
+    bots([1500] * 6)
+    settings.GRASS_MATCH_CAPACITY = 1
+    kinds = [("modern", 2), ("modern", 5), ("classic", 4)]
+    settings.GRASS_LADDER_TABLES = kinds
+    rng = random.Random(7)
+    seen = set()
+    for _ in range(30):
+        for match in matchmaker_run(rng=rng):
+            seen.add((match.ruleset, match.seats.count()))
+            Match.objects.filter(pk=match.pk).update(status=Match.Status.FINISHED)
+    assert seen == set(kinds)
 
 
 def test_beat_runs_the_matchmaker_and_the_sweep(bots: Any, settings: Any) -> None:
