@@ -170,3 +170,13 @@ def _ratings_store(
         stored.values(), ["mu", "games", "wins", "updated"], batch_size=CHUNK
     )
     BotRating.objects.bulk_create(fresh)
+
+
+def matches_void(*, match_ids: list[int]) -> list[Rebuild]:
+    """Stop counting these matches for ratings (their result and log stay) and rebuild the
+    ratings of each ruleset they were in, in one transaction."""
+    with transaction.atomic():
+        matches = Match.objects.filter(pk__in=match_ids)
+        rulesets = sorted(set(matches.values_list("ruleset", flat=True)))
+        matches.update(rated=False)
+        return [rating_rebuild(ruleset=ruleset, apply=True) for ruleset in rulesets]

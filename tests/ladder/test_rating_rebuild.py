@@ -123,3 +123,22 @@ def test_the_command_reports_then_applies(ladder: list[Match]) -> None:
     assert "0 bots differ" in out.getvalue() and "classic" in out.getvalue()
     with pytest.raises(CommandError, match="unknown ruleset 'poker'"):
         call_command("ratings_recompute", "--ruleset", "poker")
+
+
+def test_the_admin_voids_matches_and_rebuilds_their_ratings(
+    ladder: list[Match], admin_client: Any
+) -> None:
+    voided = ladder[:2]
+    response = admin_client.post(
+        "/admin/matches/match/",
+        {"action": "void", "_selected_action": [m.pk for m in voided]},
+        follow=True,
+    )
+    assert response.status_code == 200
+    assert "Voided. modern: 13 matches rated again" in response.content.decode()
+    assert not Match.objects.filter(pk__in=[m.pk for m in voided], rated=True).exists()
+    assert not RatingChange.objects.filter(match__in=voided).exists()
+    assert rating_rebuild(ruleset="modern").differences == []
+    assert sum(games for _, games, _ in _stored().values()) == sum(
+        m.seats.count() for m in ladder[2:]
+    )

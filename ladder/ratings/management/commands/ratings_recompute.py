@@ -4,8 +4,8 @@ match again from scratch (`ladder.ratings.recompute`).
 Without `--apply` it is a check that writes nothing: it says how many bots' stored ratings differ
 from what their matches give (none, on a ladder whose constants have not changed) and lists the
 largest differences. With `--apply` the ruleset's rating history and table are replaced in one
-transaction: after a change of the Elo constants, or after voiding a match in the admin (clear
-its "rated" box). Progress goes to stderr.
+transaction: after a change of the Elo constants, or after clearing a match's "rated" box by hand
+(the admin's "Void" action on matches rebuilds by itself). Progress goes to stderr.
 """
 
 from __future__ import annotations
