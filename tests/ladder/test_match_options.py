@@ -34,6 +34,16 @@ def test_seats_keep_the_order_given_and_the_seed_is_kept(valid_version: Any) -> 
         assert match.seed == 1234
 
 
+def test_seats_are_shuffled_by_default_and_recorded(valid_version: Any) -> None:
+    versions = [valid_version(name) for name in ("a", "b", "c", "d")]
+    orders = set()
+    for _ in range(60):  # each bot misses seat 0 sixty times in a row with odds of 3e-8
+        match = match_create(versions=versions)
+        orders.add(tuple(s.bot_version_id for s in match.seats.order_by("seat")))
+    assert all(sorted(order) == sorted(v.pk for v in versions) for order in orders)
+    assert {order[0] for order in orders} == {v.pk for v in versions}
+
+
 def test_an_unknown_time_control_field_is_refused_by_name(valid_version: Any) -> None:
     with pytest.raises(ValueError, match="unknown time control fields: think_forever"):
         match_create(
