@@ -42,6 +42,11 @@ command -v pg_ctlcluster >/dev/null || need_apt+=(postgresql)
 command -v redis-server >/dev/null || need_apt+=(redis-server)
 # wrk: the load tool of the leaderboard latency benchmark (loopback HTTP).
 command -v wrk >/dev/null || need_apt+=(wrk)
+# nginx (with openssl for a throwaway certificate): the tests check deploy/nginx with `nginx -t`;
+# systemd-analyze (systemd) checks the units. Installing nginx does not start it in a container.
+command -v nginx >/dev/null || need_apt+=(nginx-light)
+command -v openssl >/dev/null || need_apt+=(openssl)
+command -v systemd-analyze >/dev/null || need_apt+=(systemd)
 # chromium: the browser tests drive Debian's headless Chromium through Playwright.
 command -v chromium >/dev/null || need_apt+=(chromium)
 if [ ${#need_apt[@]} -gt 0 ]; then
