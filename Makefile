@@ -16,9 +16,16 @@ test:
 # Uploads are validated during the request, so an author sees the verdict at once. The example
 # bots are created (and validated) on the first start; beat's matchmaker then queues their games
 # every 5 s. Ctrl-C stops all three processes. WEB_ADDR sets the address (127.0.0.1:8000).
+# When nothing answers on Redis's port (and CELERY_BROKER_URL is not set), a Redis that keeps
+# nothing on disk is started with them, and stopped with them.
 run: export DEBUG = true
 run: export GRASS_VALIDATE_INLINE = true
 run:
 	$(PYTHON) manage.py migrate --noinput
 	$(PYTHON) manage.py ladder_examples
-	.venv/bin/honcho start -f Procfile
+	@if [ -n "$$CELERY_BROKER_URL" ] || $(PYTHON) -c "import redis; redis.Redis(socket_connect_timeout=1).ping()" 2>/dev/null; then \
+		.venv/bin/honcho start -f Procfile web worker beat; \
+	else \
+		echo "make run: no Redis on 127.0.0.1:6379, starting one for this run"; \
+		.venv/bin/honcho start -f Procfile redis web worker beat; \
+	fi
