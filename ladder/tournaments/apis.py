@@ -195,12 +195,23 @@ class TournamentDetailApi(APIView):
             tiebreak = serializers.ListField()
             games = serializers.IntegerField()
             byes = serializers.IntegerField()
+            advanced = serializers.IntegerField(
+                allow_null=True,
+                help_text="Single elimination: the rounds advanced from (ranks before points).",
+            )
 
         tournament = TournamentSerializer()
         entries = EntrySerializer(many=True)
         rounds = RoundSerializer(many=True)
         standings = StandingSerializer(many=True)
-        tie_breaks = serializers.ListField(child=serializers.CharField())
+        tie_breaks = serializers.ListField(
+            child=serializers.CharField(), help_text="The tie-breaks after points, in order."
+        )
+        ranked_by = serializers.ListField(
+            child=serializers.CharField(),
+            help_text="The whole order of the standings; a single elimination ranks by the "
+            "rounds advanced (the champion first) before points.",
+        )
 
     @extend_schema(responses=OutputSerializer)
     def get(self, request: Request, tournament_id: int) -> Response:

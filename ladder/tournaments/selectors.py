@@ -40,6 +40,8 @@ class StandingRow:
     tiebreak: tuple[Any, ...]
     games: int
     byes: int
+    advanced: int | None
+    """Single elimination: the rounds advanced from, which rank before points."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,10 @@ class TournamentDetail:
     rounds: list[RoundRow]
     standings: list[StandingRow]
     tie_breaks: tuple[str, ...]
+    """The tie-breaks after points."""
+    ranked_by: tuple[str, ...]
+    """The whole order of the standings: points and the tie-breaks, after the rounds advanced
+    in a single elimination."""
 
 
 def tournament_detail(*, tournament: Tournament) -> TournamentDetail:
@@ -89,20 +95,29 @@ def tournament_detail(*, tournament: Tournament) -> TournamentDetail:
         ]
         rounds.append(RoundRow(r.number, r.status, [entries[pk] for pk in r.byes], tables))
     rows = [
-        StandingRow(s.rank, entries[s.entrant], s.points, tuple(s.tiebreak), s.games, s.byes)
+        StandingRow(
+            s.rank, entries[s.entrant], s.points, tuple(s.tiebreak), s.games, s.byes, s.advanced
+        )
         for s in _standings(tournament)
     ]
+    ranked_by = (
+        standings_rules.ELIMINATION_RANKING
+        if tournament.format == Tournament.Format.ELIMINATION
+        else standings_rules.RANKING
+    )
     return TournamentDetail(
-        tournament, list(entries.values()), rounds, rows, standings_rules.TIE_BREAKS
+        tournament, list(entries.values()), rounds, rows, standings_rules.TIE_BREAKS, ranked_by
     )
 
 
 def standings_csv(detail: TournamentDetail) -> str:
     out = io.StringIO()
     writer = csv.writer(out)
+    elimination = detail.tournament.format == Tournament.Format.ELIMINATION
     writer.writerow(
         [
             "rank",
+            *(["rounds advanced"] if elimination else []),
             "bot",
             "owner",
             "version",
@@ -117,6 +132,7 @@ def standings_csv(detail: TournamentDetail) -> str:
         writer.writerow(
             [
                 row.rank,
+                *([row.advanced] if elimination else []),
                 row.entry.bot.name,
                 row.entry.bot.owner.get_username(),
                 row.entry.version.number if row.entry.version else "",

@@ -531,12 +531,21 @@ def _cancel(t: Tournament, reason: str) -> None:
 def _standings(t: Tournament) -> list[standings.Standing]:
     results: list[standings.TableResult] = []
     byes: dict[int, int] = {}
+    # Elimination: the rounds each entrant advanced from (a bye or a table's "advancing").
+    advanced: dict[int, int] | None = None
+    if t.format == Tournament.Format.ELIMINATION:
+        advanced = {}
     for r in t.rounds.prefetch_related("tables").order_by("number"):
         for pk in r.byes:
             byes[pk] = byes.get(pk, 0) + 1
+            if advanced is not None:
+                advanced[pk] = advanced.get(pk, 0) + 1
         for table in r.tables.all():
             if table.result is None:
                 continue
+            if advanced is not None:
+                for pk in table.result.get("advancing", []):
+                    advanced[pk] = advanced.get(pk, 0) + 1
             results.append(
                 standings.TableResult(
                     table=pairing.Table(tuple(table.seats)),
@@ -547,4 +556,4 @@ def _standings(t: Tournament) -> list[standings.Standing]:
     entrants = list(
         t.entries.filter(version__isnull=False).order_by("id").values_list("id", flat=True)
     )
-    return standings.standings(entrants, results, byes, seats=t.seats)
+    return standings.standings(entrants, results, byes, seats=t.seats, advanced=advanced)

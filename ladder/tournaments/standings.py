@@ -12,7 +12,8 @@ is worth 0.5, which is what a bye scores (:func:`bye_points`).
 
 Standings
 ---------
-Sorted by points, then by the tie-breaks of :data:`TIE_BREAKS`, in order:
+Sorted by points, then by the tie-breaks of :data:`TIE_BREAKS`, in order (a single
+elimination first ranks by how far each entrant got; see below):
 
 1. *Opponents' points* (Buchholz): the sum of the final points of every opponent, counted once
    per table shared with it.  Points earned against strong opposition rank higher.
@@ -23,6 +24,15 @@ Sorted by points, then by the tie-breaks of :data:`TIE_BREAKS`, in order:
 Ranks are 1..n and distinct.  When everything above is equal, the lower entrant id (earlier
 entry) goes first; that last step only makes the order deterministic, it is not a merit, so it
 is not listed in :data:`TIE_BREAKS` nor shown in :attr:`Standing.tiebreak`.
+
+Single elimination
+------------------
+Points alone would let a finalist who beat the champion on money in earlier rounds finish
+above the champion.  So when ``advanced`` is given (entrant -> the number of rounds it advanced
+from, a bye included), it ranks before points: the champion (who advanced from every round,
+the final included) first, then the other players of the final table, then those who went out
+a round earlier, and so on; within each group, points and the tie-breaks as above
+(:data:`ELIMINATION_RANKING`).
 
 Points and Buchholz sums are computed as exact fractions (thirds and fifths do not add up
 exactly in floating point, and two entrants with equal points must compare equal); they are
@@ -38,6 +48,8 @@ from fractions import Fraction
 from ladder.tournaments.pairing import MAX_SEATS, MIN_SEATS, Round, Table
 
 __all__ = [
+    "ELIMINATION_RANKING",
+    "RANKING",
     "TIE_BREAKS",
     "Standing",
     "TableResult",
@@ -51,6 +63,16 @@ __all__ = [
 #: The tie-breaks after points, in order, as shown on the tournament page; they name the values
 #: of :attr:`Standing.tiebreak`.
 TIE_BREAKS: tuple[str, ...] = ("Opponents' points (Buchholz)", "Total money", "Table wins")
+
+#: The whole order of round robin and Swiss standings: points, then the tie-breaks.
+RANKING: tuple[str, ...] = ("Points", *TIE_BREAKS)
+
+#: The whole order of single-elimination standings: how far an entrant got comes first.
+ELIMINATION_RANKING: tuple[str, ...] = (
+    "Rounds advanced (the champion first, then the rest of the final table, then those out a "
+    "round earlier, and so on; a bye counts as advancing)",
+    *RANKING,
+)
 
 
 @dataclass(frozen=True)
@@ -84,6 +106,8 @@ class Standing:
     """The values of :data:`TIE_BREAKS`, in order: Buchholz, total money, table wins."""
     games: int
     byes: int
+    advanced: int | None = None
+    """Single elimination: the rounds this entrant advanced from (ranked before points)."""
 
 
 def places_from_totals(totals: Mapping[int, int]) -> dict[int, int]:
@@ -161,6 +185,7 @@ def standings(
     byes: Mapping[int, int] | Sequence[Round] = (),
     *,
     seats: int = MAX_SEATS,
+    advanced: Mapping[int, int] | None = None,
 ) -> list[Standing]:
     """The standings of ``entrants``, best first, ranked 1..n.
 
@@ -168,6 +193,9 @@ def standings(
     one who withdrew, still counts as an opponent for Buchholz).  ``byes`` is either entrant ->
     number of byes, or the rounds played (their ``byes`` are counted); each bye scores
     :func:`bye_points` of ``seats``.  Order: points, then :data:`TIE_BREAKS`, then lower id.
+
+    ``advanced`` (single elimination: entrant -> rounds it advanced from; missing means 0)
+    ranks before points, so the champion is first whatever the points say.
     """
     bye_count: dict[int, int] = {}
     if isinstance(byes, Mapping):
@@ -200,8 +228,10 @@ def standings(
     if len(set(field)) != len(field):
         raise ValueError("standings: an entrant is listed twice")
     zero = Fraction(0)
+    reached = advanced or {}
     field.sort(
         key=lambda e: (
+            -reached.get(e, 0),
             -points.get(e, zero),
             -buchholz.get(e, zero),
             -money.get(e, 0),
@@ -217,6 +247,7 @@ def standings(
             tiebreak=(float(buchholz.get(e, zero)), money.get(e, 0), wins.get(e, 0)),
             games=games.get(e, 0),
             byes=bye_count.get(e, 0),
+            advanced=None if advanced is None else reached.get(e, 0),
         )
         for rank, e in enumerate(field, start=1)
     ]

@@ -85,6 +85,7 @@ def test_enter_list_detail_withdraw_and_control_over_the_api(
     detail = _client(None).get(f"/api/tournaments/{t_id}/").json()
     assert detail["tournament"]["status"] == "running"
     assert detail["tie_breaks"][0].startswith("Opponents' points")
+    assert detail["ranked_by"][:2] == ["Points", detail["tie_breaks"][0]]
     table = detail["rounds"][0]["tables"][0]
     assert len(table["seats"]) == 2 and table["matches"][0]["status"] == "queued"
 
@@ -128,6 +129,12 @@ def test_pages_list_show_and_guard_the_create_form(
     assert t.name in client.get("/tournaments/").content.decode()
     page = client.get(f"/tournaments/{t.pk}/").content.decode()
     assert "Friday night" in page and "points (Buchholz)" in page
+    assert "Rounds advanced" not in page and "the champion ranks first" not in page
+    knockout = make_tournament(format="elimination", seats=3)
+    page = client.get(f"/tournaments/{knockout.pk}/").content.decode()
+    assert "the champion ranks first" in page
+    detail = _client(None).get(f"/api/tournaments/{knockout.pk}/").json()
+    assert detail["ranked_by"][0].startswith("Rounds advanced (the champion first")
     client.force_login(owner)
     assert client.get("/tournaments/new/").status_code == 403
     client.force_login(organiser)

@@ -128,18 +128,29 @@ def test_a_round_robin_seats_every_pair_together_and_duplicate_rotates_the_same_
             assert all(g.match.ruleset == "classic" and not g.match.rated for g in games)
 
 
-@pytest.mark.parametrize(("seats", "count"), [(2, 7), (3, 10), (4, 9), (6, 13)])
+@pytest.mark.parametrize(
+    ("seats", "count", "seed"), [(2, 7, 2), (3, 4, 2), (3, 4, 3), (3, 10, 2), (4, 9, 2), (6, 13, 2)]
+)
 def test_single_elimination_ends_with_one_winner(
-    make_tournament: Any, entrants: Any, owner: Any, seats: int, count: int
+    make_tournament: Any, entrants: Any, owner: Any, seats: int, count: int, seed: int
 ) -> None:
+    from ladder.tournaments.selectors import tournament_detail
+
     t = make_tournament(format="elimination", seats=seats)
     _enter(t, entrants(count), owner)
-    t = _run_to_end(_start(t), random.Random(2))
+    t = _run_to_end(_start(t), random.Random(seed))
 
     assert t.status == Tournament.Status.FINISHED
     last = t.rounds.order_by("-number").first()
     advancing = last.byes + [pk for tb in last.tables.all() for pk in tb.result["advancing"]]
     assert len(advancing) == 1
+    # The champion heads the standings whatever the points say (a finalist may have more).
+    standings = tournament_detail(tournament=t).standings
+    assert standings[0].entry.pk == advancing[0]
+    assert standings[0].advanced == t.rounds.count()
+    assert [row.advanced for row in standings] == sorted(
+        (row.advanced for row in standings), reverse=True
+    )
 
 
 def test_tournament_games_use_its_time_control_and_feed_elo_only_if_rated(

@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 from ladder.tournaments import standings as standings_module
 from ladder.tournaments.pairing import Round, Table, duplicate_rotations
 from ladder.tournaments.standings import (
+    ELIMINATION_RANKING,
+    RANKING,
     TIE_BREAKS,
     Standing,
     TableResult,
@@ -165,6 +167,27 @@ def test_thirds_add_up_exactly() -> None:
     assert table[1].tiebreak == (4.0, 15, 0)
     assert table[2].tiebreak == (4.0, 18, 2)
     assert table[2].rank == 1
+
+
+def test_elimination_ranks_by_rounds_advanced_before_points() -> None:
+    # Round 1: 1 has a bye; 2 wins (2, 3, 4) and 5 wins (5, 6, 7).  The final (1, 2, 5): 1 and
+    # 2 share first and 1, the better seed, advances.  On points 2 leads (1 + 0.75 against
+    # 0.5 + 0.75), but 1 is the champion and must rank first.
+    results = [
+        result([2, 3, 4], [900, 100, 0]),
+        result([5, 6, 7], [900, 800, 0]),
+        result([1, 2, 5], [500, 500, 0]),
+    ]
+    by_points = standings(range(1, 8), results, {1: 1}, seats=3)
+    assert [s.entrant for s in by_points][:2] == [2, 1]  # what points alone would say
+
+    advanced = {1: 2, 2: 1, 5: 1}
+    table = standings(range(1, 8), results, {1: 1}, seats=3, advanced=advanced)
+    assert [s.entrant for s in table] == [1, 2, 5, 3, 6, 4, 7]  # 3 over 6 on Buchholz
+    assert [s.advanced for s in table] == [2, 1, 1, 0, 0, 0, 0]
+    assert table[0].points < table[1].points
+    assert by_points[0].advanced is None
+    assert ELIMINATION_RANKING[1:] == RANKING == ("Points", *TIE_BREAKS)
 
 
 @st.composite
