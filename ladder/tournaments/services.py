@@ -29,7 +29,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from engine.rules import RULESETS, Variants
+from engine.rules import RULESETS, Variants, resolve_ruleset
 from ladder.bots.models import Bot, BotVersion
 from ladder.matches.models import Match
 from ladder.matches.services import match_create
@@ -54,6 +54,7 @@ def tournament_validate(
     meetings: int,
     ruleset: str,
     variants: Mapping[str, Any],
+    limits: Mapping[str, Any] | None,
     registration_opens: datetime,
     registration_closes: datetime,
     starts_at: datetime,
@@ -76,9 +77,10 @@ def tournament_validate(
     if ruleset not in RULESETS:
         raise TournamentError(f"unknown ruleset {ruleset!r}; rulesets: {', '.join(RULESETS)}")
     try:
-        Variants.from_dict(dict(variants))
+        parsed = Variants.from_dict(dict(variants))
     except (TypeError, ValueError) as exc:
         raise TournamentError(f"bad variants: {exc}") from None
+    _validate_limits(ruleset, parsed, limits)
     if not registration_opens < registration_closes:
         raise TournamentError("registration must open before it closes")
     if starts_at < registration_closes:
@@ -91,6 +93,25 @@ def tournament_validate(
         raise TournamentError(f"time per decision must be 50 to 60000 ms, not {decision_ms}")
     if not 0 <= bank_ms <= 600_000:
         raise TournamentError(f"the time bank must be 0 to 600000 ms, not {bank_ms}")
+
+
+def _validate_limits(ruleset: str, variants: Variants, limits: Mapping[str, Any] | None) -> None:
+    """The engine's own check (`resolve_ruleset`, the same call every game makes), so that a
+    limit every game would fail on is refused here, not found out one failed game at a time."""
+    if limits is None:
+        return
+    if not isinstance(limits, Mapping):
+        raise TournamentError(
+            f"bad limits: expected an object such as {{'max_hands': 20}}, not {limits!r}"
+        )
+    for key, value in limits.items():
+        # JSON true is a Python int; a limit of "true" is a mistake, not 1.
+        if isinstance(value, bool):
+            raise TournamentError(f"bad limits: {key} must be a positive integer, not {value!r}")
+    try:
+        resolve_ruleset(ruleset, variants, dict(limits))
+    except (TypeError, ValueError) as exc:
+        raise TournamentError(f"bad limits: {exc}") from None
 
 
 def tournament_create(*, organiser: Any, invited: Sequence[Bot] = (), **fields: Any) -> Tournament:
@@ -118,6 +139,7 @@ VALIDATED_FIELDS = (
     "meetings",
     "ruleset",
     "variants",
+    "limits",
     "registration_opens",
     "registration_closes",
     "starts_at",

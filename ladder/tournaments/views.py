@@ -118,6 +118,7 @@ class TournamentForm(forms.ModelForm):
             "description",
             "ruleset",
             "variants",
+            "limits",
             "seats",
             "format",
             "swiss_rounds",
@@ -135,6 +136,8 @@ class TournamentForm(forms.ModelForm):
         help_texts = {
             "variants": 'Variants as JSON, e.g. {"hidden_deals": true, "target": 500000}; '
             "{} for none.",
+            "limits": 'Engine limits for every game as JSON, e.g. {"max_hands": 20}; '
+            "max_hands and max_deals_per_turn, positive integers; {} for full games.",
             "swiss_rounds": "Swiss only: the number of rounds.",
             "meetings": "Round robin only: how often every pair shares a table.",
             "decision_ms": "Free thinking time per decision, in milliseconds.",

@@ -49,6 +49,13 @@ def test_only_organisers_create_and_bad_settings_say_why(organiser: Any, owner: 
     assert _client(owner).post("/api/tournaments/", _body(), format="json").status_code == 403
     bad = _client(organiser).post("/api/tournaments/", _body(seats=9), format="json")
     assert bad.status_code == 400 and "seats per table must be 2 to 6" in bad.json()["detail"]
+    for limits, message in [
+        ({"bogus": 1}, "'bogus'"),
+        ({"max_hands": 0}, "max_hands must be a positive integer, not 0"),
+    ]:
+        bad = _client(organiser).post("/api/tournaments/", _body(limits=limits), format="json")
+        assert bad.status_code == 400 and message in bad.json()["detail"], bad.json()
+    assert not Tournament.objects.exists()
     created = _client(organiser).post("/api/tournaments/", _body(), format="json")
     assert created.status_code == 201, created.json()
     assert created.json()["status"] == "scheduled" and created.json()["organiser"] == "org"
@@ -175,8 +182,16 @@ def test_a_tournament_games_match_page_names_its_tournament_round_and_table(
     assert f'href="/tournaments/{t.pk}/">Night cup</a>, round 1, table 1' in page
 
 
-def test_the_admin_form_refuses_a_start_before_registration_closes(
-    client: Any, django_user_model: Any
+@pytest.mark.parametrize(
+    ("starts_in_days", "limits", "error"),
+    [
+        (1, "{}", "cannot start before registration closes"),
+        (3, '{"max_hands": 0}', "bad limits: max_hands must be a positive integer, not 0"),
+        (3, '{"bogus": 1}', "bad limits: only max_hands, max_deals_per_turn"),
+    ],
+)
+def test_the_admin_form_refuses_bad_settings(
+    client: Any, django_user_model: Any, starts_in_days: int, limits: str, error: str
 ) -> None:
     admin = django_user_model.objects.create_superuser(username="root", password="pw")
     client.force_login(admin)
@@ -188,7 +203,7 @@ def test_the_admin_form_refuses_a_start_before_registration_closes(
             "organiser": admin.pk,
             "ruleset": "modern",
             "variants": "{}",
-            "limits": "{}",
+            "limits": limits,
             "seats": 4,
             "format": "swiss",
             "swiss_rounds": 3,
@@ -199,7 +214,7 @@ def test_the_admin_form_refuses_a_start_before_registration_closes(
             "registration_opens_1": "00:00:00",
             "registration_closes_0": (now + timedelta(days=2)).strftime("%Y-%m-%d"),
             "registration_closes_1": "00:00:00",
-            "starts_at_0": (now + timedelta(days=1)).strftime("%Y-%m-%d"),
+            "starts_at_0": (now + timedelta(days=starts_in_days)).strftime("%Y-%m-%d"),
             "starts_at_1": "00:00:00",
             "eligibility": "open",
             "seed": 1,
@@ -210,16 +225,20 @@ def test_the_admin_form_refuses_a_start_before_registration_closes(
         },
     )
     assert answer.status_code == 200
-    assert "cannot start before registration closes" in answer.content.decode()
+    assert error in answer.content.decode()
     assert not Tournament.objects.exists()
 
 
 @pytest.mark.parametrize(
-    ("variants", "error"),
-    [('{"hidden_deals": true}', None), ('{"no_such_variant": true}', "bad variants")],
+    ("variants", "limits", "error"),
+    [
+        ('{"hidden_deals": true}', '{"max_hands": 20}', None),
+        ('{"no_such_variant": true}', "{}", "bad variants"),
+        ("{}", '{"max_hands": 0}', "bad limits: max_hands must be a positive integer, not 0"),
+    ],
 )
 def test_the_create_form_makes_a_scheduled_tournament_with_its_variants(
-    client: Any, organiser: Any, variants: str, error: str | None
+    client: Any, organiser: Any, variants: str, limits: str, error: str | None
 ) -> None:
     client.force_login(organiser)
     now = timezone.now()
@@ -229,6 +248,7 @@ def test_the_create_form_makes_a_scheduled_tournament_with_its_variants(
             "name": "Friday classic cup",
             "ruleset": "classic",
             "variants": variants,
+            "limits": limits,
             "seats": 6,
             "format": "swiss",
             "swiss_rounds": 5,
@@ -247,9 +267,10 @@ def test_the_create_form_makes_a_scheduled_tournament_with_its_variants(
         return
     t = Tournament.objects.get()
     assert answer.status_code == 302 and answer["Location"] == f"/tournaments/{t.pk}/"
-    assert (t.ruleset, t.variants, t.seats, t.status) == (
+    assert (t.ruleset, t.variants, t.limits, t.seats, t.status) == (
         "classic",
         {"hidden_deals": True},
+        {"max_hands": 20},
         6,
         "scheduled",
     )

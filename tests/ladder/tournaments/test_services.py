@@ -304,6 +304,11 @@ def test_top_n_keeps_the_ladders_best_at_the_close(
         ({"eligibility": "top_n", "top_n": 2, "seats": 4}, "top N needs N of at least"),
         ({"decision_ms": 10}, "time per decision must be 50 to 60000 ms"),
         ({"variants": {"nonsense": True}}, "bad variants"),
+        ({"limits": {"bogus": 1}}, r"bad limits: only max_hands, max_deals_per_turn .*'bogus'"),
+        ({"limits": {"max_hands": 0}}, "bad limits: max_hands must be a positive integer, not 0"),
+        ({"limits": {"max_hands": True}}, "bad limits: max_hands must be a positive integer"),
+        ({"limits": {"max_deals_per_turn": "5"}}, "max_deals_per_turn must be a positive"),
+        ({"limits": [20]}, "bad limits: expected an object"),
     ],
 )
 def test_bad_settings_are_refused_by_name(
@@ -312,6 +317,15 @@ def test_bad_settings_are_refused_by_name(
     with pytest.raises(TournamentError, match=message):
         make_tournament(**fields)
     assert not Tournament.objects.exists()
+
+
+def test_good_limits_are_kept_and_reach_every_game(
+    make_tournament: Any, entrants: Any, owner: Any
+) -> None:
+    t = make_tournament(format="swiss", seats=2, swiss_rounds=1, limits={"max_hands": 3})
+    _enter(t, entrants(2), owner)
+    _start(t)
+    assert Match.objects.get().limits == {"max_hands": 3}
 
 
 def test_starting_before_registration_closes_is_refused(make_tournament: Any) -> None:
