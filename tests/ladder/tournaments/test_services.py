@@ -267,6 +267,79 @@ def test_a_game_that_failed_for_good_is_a_draw_with_no_money(
     assert t.status == Tournament.Status.FINISHED
 
 
+def test_a_failed_game_with_attempts_left_holds_its_table_then_is_a_draw_when_they_run_out(
+    make_tournament: Any, entrants: Any, owner: Any, settings: Any
+) -> None:
+    settings.GRASS_MATCH_MAX_ATTEMPTS = 3
+    t = make_tournament(format="swiss", seats=2, swiss_rounds=2)
+    _enter(t, entrants(4), owner)
+    t = _start(t)
+    failing = Match.objects.order_by("id").first()
+    settle_games(t, random.Random(7))  # every game finishes...
+    Match.objects.filter(pk=failing.pk).update(status=Match.Status.FAILED, attempts=2)
+    tournament_progress(tournament_id=t.pk)  # ...but one failed and will be retried
+
+    round1 = t.rounds.get()
+    waiting = round1.tables.get(games__match=failing)
+    assert waiting.result is None
+    assert round1.tables.exclude(pk=waiting.pk).get().result is not None
+    assert round1.status == Round.Status.RUNNING and t.rounds.count() == 1
+
+    Match.objects.filter(pk=failing.pk).update(attempts=3)  # the last attempt failed too
+    tournament_progress(tournament_id=t.pk)
+    waiting.refresh_from_db()
+    assert set(waiting.result["places"].values()) == {1}
+    assert set(waiting.result["totals"].values()) == {0}
+    assert t.rounds.count() == 2
+    assert t.rounds.get(number=1).status == Round.Status.FINISHED
+
+
+def test_a_settled_match_moves_its_tournament_on_through_the_signal(
+    make_tournament: Any,
+    entrants: Any,
+    owner: Any,
+    settings: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    from ladder.matches import services as match_services
+    from ladder.matches.services import match_create, match_run
+    from ladder.tournaments import tasks
+
+    settings.GRASS_MATCH_MAX_ATTEMPTS = 1
+    t = make_tournament(format="swiss", seats=2, swiss_rounds=2)
+    bots = entrants(3)
+    _enter(t, bots[:2], owner)
+    t = _start(t)
+    game = Match.objects.get()
+    sent: list[int] = []
+
+    def progress_now(tournament_id: int) -> None:
+        sent.append(tournament_id)
+        tasks.progress_tournament(tournament_id)  # what the worker would run
+
+    def broken_runner(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("the runner broke")
+
+    monkeypatch.setattr(tasks.progress_tournament, "delay", progress_now)
+    monkeypatch.setattr(match_services, "play_match", broken_runner)
+
+    # A ladder game (no tournament) settles: nothing is sent.
+    ladder_game = match_create(versions=[b.versions.get() for b in bots[1:]], rated=False)
+    with django_capture_on_commit_callbacks(execute=True):
+        match_run(match_id=ladder_game.pk)
+    assert sent == []
+
+    # The tournament's only game fails for good in the real match service: the signal it sends
+    # after commit reaches the tournament, which scores the draw and starts round 2.
+    with django_capture_on_commit_callbacks(execute=True):
+        match_run(match_id=game.pk)
+    assert Match.objects.get(pk=game.pk).status == Match.Status.FAILED
+    assert sent == [t.pk]
+    assert t.rounds.get(number=1).status == Round.Status.FINISHED
+    assert t.rounds.count() == 2
+
+
 def test_fewer_entrants_than_seats_cancels_at_the_start_with_the_reason(
     make_tournament: Any, entrants: Any, owner: Any
 ) -> None:
