@@ -39,6 +39,8 @@ Importing this module never touches the database, so the non-Django tests can lo
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -196,6 +198,22 @@ LOGGING = {
     "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["stderr"], "level": env_str("LOG_LEVEL", "INFO").upper()},
 }
+
+# The cache holds computed replays (seconds of engine work each, ladder/replays) and the counts
+# that limit log uploads, so every gunicorn worker must share it: a directory on the web host
+# (the service's own /tmp under PrivateTmp). A site with several web hosts would use Redis
+# instead (django.core.cache.backends.redis.RedisCache, a database apart from the broker's).
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+        "LOCATION": str(Path(tempfile.gettempdir()) / f"grass-ladder-cache-{os.getuid()}"),
+        # A replay is up to about 1 MB gzipped: this keeps the directory under about 500 MB.
+        "OPTIONS": {"MAX_ENTRIES": 500},
+    }
+}
+GRASS_REPLAY_UPLOADS_PER_HOUR = 60
+"""Logs one client may open at /replay/ in an hour (a client: a signed-in user, else an
+address); each costs up to several seconds of engine work. 0 turns the limit off."""
 
 REST_FRAMEWORK = {
     # Token first: DRF answers an anonymous request with the first class's challenge, and only

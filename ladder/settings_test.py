@@ -29,6 +29,9 @@ CELERY_BROKER_URL = env_str("GRASS_TEST_BROKER_URL", "redis://127.0.0.1:6379/9")
 # A connection per request, closed after it: a live server's threads must not keep sessions open,
 # or the test database cannot be dropped at the end.
 DATABASES["default"]["CONN_MAX_AGE"] = 0
+# A cache of the test process's own, empty at the start of every run (tests that count uploads
+# clear it between tests).
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 # Uploaded bots and logs of test runs land in a throw-away folder.
 MEDIA_ROOT = Path(tempfile.mkdtemp(prefix="grass-test-media-"))
 # The fast hasher: the tests create users, they do not test password storage.

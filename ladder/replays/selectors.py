@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
+import logging
 import zlib
+from collections.abc import Callable
 from typing import Any
 
-from engine.game import Event
+from django.core.cache import cache
+
+from engine.game import ENGINE_VERSION, Event
 from engine.log import LogError, read_log
 from engine.replay_frames import document
 from ladder.matches.selectors import match_finished
@@ -18,10 +23,17 @@ UPLOAD_LIMIT = 5 * MIB
 """Largest log file a visitor may upload (a long 6-seat game's log is about 100 KiB gzipped)."""
 TEXT_LIMIT = 32 * MIB
 """Largest log once decompressed: a small gzip file can hold gigabytes of repeated text."""
-LINE_LIMIT = 100_000
-"""Most lines a log may have (the longest random 6-seat games have about 40,000); each line
-costs a frame of work and of JSON."""
+LINE_LIMIT = 75_000
+"""Most lines a log may have; each costs a frame of work and of JSON (a 50,000-line log takes
+about 10 s to compute). Under the platform's 30-hand limit, random players log up to about
+30,000 events, and the longest games we could make (two seats that propose every deal they may
+and decline every offer, with every variant on) about 50,200: half as much again for margin,
+runner notes and the header."""
+CACHE_SECONDS = 30 * 24 * 3600
+"""How long a computed replay stays in the cache (the cache also drops the oldest when full)."""
 SEATS = 6
+
+logger = logging.getLogger(__name__)
 
 
 class ReplayError(ValueError):
@@ -86,6 +98,38 @@ def replay_document(*, data: bytes, seat: int | None) -> dict[str, Any]:
         raise
     except ValueError as exc:
         raise ReplayError(str(exc)) from None
+
+
+def replay_cache_key(*, digest: str, seat: int | None) -> str:
+    """The cache key of a log's frames: the log's sha256, the view and the engine that
+    computes them (what the match replay's ETag is made of)."""
+    view = "all" if seat is None else str(seat)
+    return f"replay:{ENGINE_VERSION}:{digest}:{view}"
+
+
+def replay_gzip(*, digest: str, seat: int | None, load: Callable[[], bytes]) -> bytes:
+    """The viewer's document as gzipped JSON, from the cache, else computed from `load()`
+    (the log whose sha256 is `digest`) and cached: a log's frames take seconds to compute and
+    never change. Raises as `replay_document`; errors are not cached.
+
+    The cache holds the gzipped bytes, which the view sends as they are: a 30-hand game is
+    several megabytes of JSON but well under one gzipped.
+    """
+    key = replay_cache_key(digest=digest, seat=seat)
+    try:
+        cached = cache.get(key)
+    except Exception:  # A cache that does not answer costs time, never the replay.
+        logger.warning("replay cache unavailable for get", exc_info=True)
+        cached = None
+    if isinstance(cached, bytes):
+        return cached
+    doc = replay_document(data=load(), seat=seat)
+    packed = gzip.compress(json.dumps(doc, separators=(",", ":")).encode(), compresslevel=6)
+    try:
+        cache.set(key, packed, CACHE_SECONDS)
+    except Exception:
+        logger.warning("replay cache unavailable for set", exc_info=True)
+    return packed
 
 
 def match_log_bytes(*, match_id: int) -> bytes | None:

@@ -7,8 +7,15 @@ is filtered here, so another seat's hidden cards are never sent to it.
 
 from __future__ import annotations
 
+import gzip
+import hashlib
+from collections.abc import Callable
+
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.middleware.gzip import re_accepts_gzip
 from django.shortcuts import render
+from django.utils.cache import patch_vary_headers
 from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import condition, require_GET, require_POST
 
@@ -20,8 +27,9 @@ from ladder.replays.selectors import (
     match_log_bytes,
     match_log_etag,
     parse_view,
-    replay_document,
+    replay_gzip,
 )
+from ladder.replays.throttle import client_key, upload_wait
 
 MIB = 1024 * 1024
 
@@ -30,19 +38,27 @@ def _error(message: str, status: int = 400) -> JsonResponse:
     return JsonResponse({"error": message}, status=status)
 
 
-def _replay(data: bytes, view: str | None, *, bad_log: int = 400) -> JsonResponse:
-    """The viewer's document as JSON, or {"error": ...} with `bad_log` for a log that does
-    not replay."""
+def _replay(
+    request: HttpRequest, digest: str, load: Callable[[], bytes], *, bad_log: int = 400
+) -> HttpResponse:
+    """The viewer's document as JSON (cached: `replay_gzip`), or {"error": ...} with
+    `bad_log` for a log that does not replay."""
     try:
-        seat = parse_view(view)
-    except ReplayError as exc:
-        return _error(str(exc), exc.status)
-    try:
-        return JsonResponse(replay_document(data=data, seat=seat))
+        seat = parse_view(request.GET.get("view") or request.POST.get("view"))
+        packed = replay_gzip(digest=digest, seat=seat, load=load)
     except LogError as exc:
         return _error(str(exc), bad_log)
     except ReplayError as exc:
         return _error(str(exc), exc.status)
+    # The cache holds the gzipped JSON: sent as it is to a browser that takes gzip (gzip_page
+    # leaves an encoded answer alone), unpacked for one that does not.
+    if re_accepts_gzip.search(request.META.get("HTTP_ACCEPT_ENCODING", "")):
+        response = HttpResponse(packed, content_type="application/json")
+        response["Content-Encoding"] = "gzip"
+    else:
+        response = HttpResponse(gzip.decompress(packed), content_type="application/json")
+    patch_vary_headers(response, ("Accept-Encoding",))
+    return response
 
 
 def _match_etag(request: HttpRequest, match_id: int) -> str | None:
@@ -50,7 +66,8 @@ def _match_etag(request: HttpRequest, match_id: int) -> str | None:
     if sha is None:
         return None
     # The frames depend on the log, the view asked for and the engine that computed them.
-    return f"{sha[:32]}-{request.GET.get('view', 'all')}-{ENGINE_VERSION}"
+    # Weak: the same frames are sent gzipped or not.
+    return f'W/"{sha[:32]}-{request.GET.get("view", "all")}-{ENGINE_VERSION}"'
 
 
 @require_GET
@@ -62,10 +79,17 @@ def match_replay_json(request: HttpRequest, match_id: int) -> HttpResponse:
     404 for a match that has not finished; 400 for a bad view; 422 if the stored log no longer
     replays (say, written by an older major version of the engine).
     """
-    data = match_log_bytes(match_id=match_id)
-    if data is None:
+    sha = match_log_etag(match_id=match_id)
+    if sha is None:
         return _error("no finished match with that id", 404)
-    response = _replay(data, request.GET.get("view"), bad_log=422)
+
+    def load() -> bytes:
+        data = match_log_bytes(match_id=match_id)
+        if data is None:
+            raise ReplayError("no finished match with that id", status=404)
+        return data
+
+    response = _replay(request, sha, load, bad_log=422)
     if response.status_code == 200:
         response["Cache-Control"] = "public, max-age=3600"
     return response
@@ -78,8 +102,20 @@ def upload_replay_json(request: HttpRequest) -> HttpResponse:
     as the file field `log` of a form (CSRF-protected like any form) or as the raw body.
 
     400 with {"error": "line 12: ..."} for a log the engine does not reproduce; 413 for one
-    larger than UPLOAD_LIMIT. Nothing is stored.
+    larger than UPLOAD_LIMIT; 429 past GRASS_REPLAY_UPLOADS_PER_HOUR. Only the computed frames
+    are kept, in the cache, so the same log opened again is not replayed again.
     """
+    wait = upload_wait(client=client_key(request))
+    if wait:
+        limit = settings.GRASS_REPLAY_UPLOADS_PER_HOUR
+        minutes = -(-wait // 60)
+        response = _error(
+            f"too many logs opened: at most {limit} an hour from one address or account; "
+            f"try again in {minutes} minute{'s' if minutes != 1 else ''}",
+            429,
+        )
+        response["Retry-After"] = str(wait)
+        return response
     try:
         length = int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
@@ -102,8 +138,7 @@ def upload_replay_json(request: HttpRequest) -> HttpResponse:
         return _error(f"the log is larger than {UPLOAD_LIMIT // MIB} MiB", 413)
     if not data:
         return _error("the log file is empty")
-    view = request.GET.get("view") or request.POST.get("view")
-    return _replay(data, view)
+    return _replay(request, hashlib.sha256(data).hexdigest(), lambda: data)
 
 
 def replay_page(request: HttpRequest) -> HttpResponse:

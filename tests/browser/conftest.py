@@ -58,6 +58,17 @@ def browser() -> Iterator[Any]:
         manager.__exit__(None, None, None)
 
 
+@pytest.fixture(autouse=True)
+def empty_cache() -> Iterator[None]:
+    """No cached replay or counted upload left by another test (the live server shares this
+    process's cache)."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
     """A fresh desktop-sized page; console errors fail the test."""

@@ -157,6 +157,11 @@ def test_opening_a_local_log_and_refusing_a_tampered_one(
     live_server: Any, page: Any, screenshot: Any
 ) -> None:
     text = game_log(NAMES, seed=5, hands=1)
+    uploads: list[str] = []
+    page.on(
+        "request",
+        lambda request: uploads.append(request.url) if request.method == "POST" else None,
+    )
     page.goto(f"{live_server.url}/replay/")
     page.set_input_files(
         "#replay-file",
@@ -173,6 +178,13 @@ def test_opening_a_local_log_and_refusing_a_tampered_one(
     assert "alpha, beta, gamma" in page.locator("#replay [data-role=summary]").inner_text()
     choose_view(page, "2")  # the file is sent again for another view
     assert faces(page, 0) == 0 and page.locator("#replay-view").input_value() == "2"
+    # ...but not for a view the page already has.
+    choose_view(page, "all")
+    seen = "() => document.querySelector('#replay').replayViewer.frames[20].seats[0].hand"
+    assert isinstance(page.evaluate(seen), list)
+    choose_view(page, "2")
+    assert page.evaluate(seen) is None
+    assert [url.rsplit("?", 1)[-1] for url in uploads] == ["view=all", "view=2"]
     screenshot(page, "upload-replay")
 
     lines = text.splitlines()

@@ -11,16 +11,43 @@ import re
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
+from django.core.cache import cache
 from django.core.files.base import ContentFile
 from django.test import Client
 
 from engine import new_game
 from engine.log import dumps
 from engine.replay_frames import undelta
+from engine.rules import TARGETS, Variants
 from ladder.matches.models import Match
-from ladder.replays.selectors import UPLOAD_LIMIT
+from ladder.replays import selectors
+from ladder.replays.selectors import LINE_LIMIT, UPLOAD_LIMIT
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def empty_cache() -> Any:
+    """Every test starts with no cached replays and no upload counted."""
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def computed(monkeypatch: pytest.MonkeyPatch) -> list[int | None]:
+    """The views the engine computed a document for, in order (the real computation runs)."""
+    calls: list[int | None] = []
+    compute = selectors.document
+
+    def counting(events: Any, seat: int | None = None) -> dict[str, Any]:
+        calls.append(seat)
+        return compute(events, seat)
+
+    monkeypatch.setattr(selectors, "document", counting)
+    return calls
+
 
 EXTERNAL_URL = re.compile(r"https?://(?!testserver[/:\"']|localhost|127\.0\.0\.1)")
 
@@ -245,3 +272,122 @@ def test_the_open_a_log_page(client: Client) -> None:
     assert 'data-upload="/replay/upload.json"' in html
     assert f'data-limit="{UPLOAD_LIMIT}"' in html
     assert not EXTERNAL_URL.search(html)
+
+
+def test_a_match_replay_is_computed_once_per_view(
+    client: Client, replayed: tuple[Match, str], computed: list[int | None]
+) -> None:
+    match, _ = replayed
+    url = f"/matches/{match.pk}/replay.json"
+    first = client.get(url)
+    assert first.status_code == 200 and computed == [None]
+    # Another browser, no ETag to revalidate with: answered from the cache, gzipped or not.
+    again = Client().get(url)
+    packed = Client().get(url, headers={"accept-encoding": "gzip, br"})
+    assert computed == [None]
+    assert again.content == first.content
+    assert packed["Content-Encoding"] == "gzip" and gzip.decompress(packed.content) == first.content
+    assert "Accept-Encoding" in packed["Vary"]
+    seat = client.get(url, {"view": "2"})
+    assert seat.status_code == 200 and seat.json()["view"] == 2
+    assert client.get(url, {"view": "2"}).content == seat.content
+    assert computed == [None, 2]
+
+
+def test_a_replaced_log_is_computed_again(
+    client: Client, replayed: tuple[Match, str], computed: list[int | None]
+) -> None:
+    match, _ = replayed
+    url = f"/matches/{match.pk}/replay.json"
+    before = client.get(url).json()
+    attach_log(match, game_log(["alpha", "beta", "gamma"], seed=9))
+    after = client.get(url).json()
+    assert computed == [None, None] and after["frames"] != before["frames"]
+
+
+def test_an_uploaded_log_is_computed_once_per_view(
+    replayed: tuple[Match, str], computed: list[int | None]
+) -> None:
+    _, text = replayed
+    data = gzip.compress(text.encode())
+    client, token = _csrf_client()
+    first = _upload(client, token, data, "a.jsonl.gz")
+    second = _upload(client, token, data, "renamed.jsonl.gz")
+    assert first.status_code == second.status_code == 200
+    assert second.json() == first.json() and computed == [None]
+    assert _upload(client, token, data, "a.jsonl.gz", view="1").json()["view"] == 1
+    # Another log (here the same game, unpacked) is another computation.
+    assert _upload(client, token, text.encode(), "a.jsonl").status_code == 200
+    assert computed == [None, 1, None]
+
+
+def test_uploads_past_the_hourly_limit_are_refused(
+    replayed: tuple[Match, str], settings: Any, computed: list[int | None]
+) -> None:
+    _, text = replayed
+    settings.GRASS_REPLAY_UPLOADS_PER_HOUR = 2
+    data = gzip.compress(text.encode())
+    client, token = _csrf_client()
+    assert _upload(client, token, data, "a.jsonl.gz").status_code == 200
+    assert _upload(client, token, data, "a.jsonl.gz", view="0").status_code == 200
+    refused = _upload(client, token, data, "a.jsonl.gz", view="1")
+    assert refused.status_code == 429
+    assert refused.json()["error"].startswith("too many logs opened: at most 2 an hour")
+    assert "try again in" in refused.json()["error"]
+    assert 0 < int(refused["Retry-After"]) <= 3600
+    assert computed == [None, 0]
+    # Behind nginx every request comes from loopback: the address nginx appended counts, not
+    # what the client wrote before it.
+    proxied, proxied_token = _csrf_client()
+    behind = {"HTTP_X_FORWARDED_FOR": "203.0.113.9"}
+    for view in ("all", "0"):
+        ok = proxied.post(
+            f"/replay/upload.json?view={view}",
+            {"log": ContentFile(data, name="a.jsonl.gz"), "csrfmiddlewaretoken": proxied_token},
+            **behind,
+        )
+        assert ok.status_code == 200
+    forged = proxied.post(
+        "/replay/upload.json",
+        {"log": ContentFile(data, name="a.jsonl.gz"), "csrfmiddlewaretoken": proxied_token},
+        HTTP_X_FORWARDED_FOR="198.51.100.1, 203.0.113.9",
+    )
+    assert forged.status_code == 429
+    # A signed-in user has a count of their own.
+    user = User.objects.create_user("viewer", password="pw-viewer-12345")
+    member = Client()
+    member.force_login(user)
+    mine = member.post("/replay/upload.json", data, content_type="application/gzip")
+    assert mine.status_code == 200
+
+
+def test_a_log_longer_than_any_game_is_refused_unread(computed: list[int | None]) -> None:
+    client, token = _csrf_client()
+    lines = b'{"e":"x"}\n' * (LINE_LIMIT + 1)
+    response = _upload(client, token, gzip.compress(lines), "long.jsonl.gz")
+    assert response.status_code == 413
+    assert response.json()["error"] == f"the log has more than {LINE_LIMIT:,} lines"
+    assert computed == []
+
+
+def test_the_line_limit_leaves_room_for_the_longest_game() -> None:
+    """Two seats that propose every deal they may and decline every offer, with every variant
+    on, make about the longest game the 30-hand limit allows (about 50,000 events)."""
+    variants = Variants(
+        give_me_five=True, hidden_deals=True, lucky_or_not=True, target=max(TARGETS)
+    )
+    game = new_game("modern", ["a", "b"], 0, variants)
+    rng = random.Random(0)
+    while not game.over:
+        actions = game.decision.actions
+        deals = [a for a in actions if a.startswith("deal @")]
+        slow = [a for a in actions if a != "withdraw" and not a.startswith("play")]
+        if deals:
+            game.apply(rng.choice(deals))
+        elif "decline" in actions:
+            game.apply("decline")
+        else:
+            game.apply(rng.choice(slow or actions))
+    assert game.hand_no == game.ruleset.max_hands == 30
+    assert len(game.events) > 45_000  # still the long game it is meant to be
+    assert len(game.events) * 1.4 < LINE_LIMIT

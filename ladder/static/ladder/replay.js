@@ -12,6 +12,7 @@
   "use strict";
 
   var FORMAT = "grass-replay/1";
+  var KEEP_VIEWS = 3;  // an uploaded file's views kept in memory
 
   /* ------------------------------------------------------------------ small helpers */
 
@@ -128,6 +129,7 @@
     this.pos = 0;
     this.view = "all";
     this.file = null;
+    this.docs = new Map();  // An uploaded file's views already loaded (see open).
     this.wastedOpen = false;
     this.bind();
   }
@@ -204,17 +206,22 @@
     var src = this.root.getAttribute("data-src");
     var upload = this.root.getAttribute("data-upload");
     var request;
+    var loaded = null;
     view = view === undefined ? this.view : String(view);
     if (src) {
       var url = src + (src.indexOf("?") < 0 ? "?" : "&") + "view=" + encodeURIComponent(view);
       request = function () {
         return fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" });
       };
+    } else if (upload && this.file && this.docs.has(view)) {
+      loaded = Promise.resolve(this.docs.get(view));
     } else if (upload && this.file) {
+      var file = this.file;
+      var docs = this.docs;
       var form = document.querySelector("[data-replay-form]");
       var token = form && form.querySelector("[name=csrfmiddlewaretoken]");
       var body = new FormData();
-      body.append("log", this.file, this.file.name || "log.jsonl.gz");
+      body.append("log", file, file.name || "log.jsonl.gz");
       request = function () {
         return fetch(upload + "?view=" + encodeURIComponent(view), {
           method: "POST",
@@ -223,12 +230,23 @@
           credentials: "same-origin"
         });
       };
+      // Each upload counts against the server's hourly limit: the last few views of a file
+      // stay here (a long game's view is megabytes, so not all of them), and switching back
+      // to one sends nothing. A new file (reset) starts afresh.
+      loaded = load(request).then(function (doc) {
+        if (self.file === file) {
+          docs.delete(view);
+          docs.set(view, doc);
+          if (docs.size > KEEP_VIEWS) docs.delete(docs.keys().next().value);
+        }
+        return doc;
+      });
     } else {
       return Promise.resolve();
     }
     this.status(view === "all" ? "Loading the replay…" : "Loading the view of seat " + view + "…");
     this.root.setAttribute("aria-busy", "true");
-    return load(request).then(
+    return (loaded || load(request)).then(
       function (doc) {
         var frames = rebuild(doc.frames);
         var problem = checkFrames(frames, doc.game.players.length);
@@ -281,6 +299,7 @@
   Viewer.prototype.reset = function () {
     this.doc = null;
     this.file = null;
+    this.docs = new Map();
     this.frames = [];
     this.pos = 0;
     this.view = "all";

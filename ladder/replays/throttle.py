@@ -1,0 +1,67 @@
+"""How many logs a client may open at /replay/: each upload is replayed by the engine (up to
+several seconds of a web worker's time), so an address, or a signed-in user, gets
+`GRASS_REPLAY_UPLOADS_PER_HOUR` of them per clock hour.
+
+The counts live in Django's cache, which every web worker shares (ladder/settings.py). A
+count may miss an increment when two requests race on a file-based cache; the limit is there
+to stop floods, not to count exactly.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import time
+
+from django.conf import settings
+from django.core.cache import cache
+from django.http import HttpRequest
+
+WINDOW = 3600
+"""The limit's window in seconds: counts start again at each clock hour."""
+
+logger = logging.getLogger(__name__)
+
+
+def client_key(request: HttpRequest) -> str:
+    """Who is uploading: the signed-in user, else the client's address.
+
+    Behind nginx on the same host (deploy/nginx/grass.conf, gunicorn on 127.0.0.1) the
+    connection comes from loopback and nginx appends the client's address to
+    X-Forwarded-For: its last entry is the one nginx saw, which a client cannot forge (the
+    entries before it are the client's own words).
+    """
+    if request.user.is_authenticated:
+        return f"user:{request.user.pk}"
+    address = request.META.get("REMOTE_ADDR") or ""
+    forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
+    try:
+        loopback = ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        loopback = False
+    if loopback and forwarded.strip():
+        address = forwarded.split(",")[-1].strip()
+    return f"ip:{address}"
+
+
+def upload_wait(*, client: str, now: float | None = None) -> int:
+    """Count an upload by `client`: 0 if it may go ahead, else the seconds until it may."""
+    limit: int = settings.GRASS_REPLAY_UPLOADS_PER_HOUR
+    if limit <= 0:
+        return 0
+    now = time.time() if now is None else now
+    window = int(now) // WINDOW
+    key = f"replay-uploads:{client}:{window}"
+    try:
+        cache.add(key, 0, WINDOW)
+        count = cache.incr(key)
+    except ValueError:
+        # The count expired between add and incr: this is the window's first upload.
+        cache.set(key, 1, WINDOW)
+        count = 1
+    except Exception:  # Without a cache, uploads are not counted rather than refused.
+        logger.warning("replay upload counts unavailable", exc_info=True)
+        return 0
+    if count <= limit:
+        return 0
+    return (window + 1) * WINDOW - int(now)
