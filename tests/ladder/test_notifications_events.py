@@ -211,7 +211,7 @@ def test_a_finished_tournament_tells_ranks_after_commit(
     assert all("rank" in bot and "points" in bot for bot in ranked.values())
 
 
-def test_bot_disabled_has_a_payload_for_when_something_disables_bots(
+def test_bot_disabled_payload_names_the_bot_and_the_reason(
     hooked: Any, owner: Any, valid_version: Any
 ) -> None:
     from ladder.notifications.events import Event
@@ -225,3 +225,28 @@ def test_bot_disabled_has_a_payload_for_when_something_disables_bots(
         "bot": {"id": bot.pk, "name": "alpha", "url": f"https://ladder.example.org/bots/{bot.pk}/"},
         "reason": "crashed in 10 games in a row",
     }
+
+
+def test_a_bot_disabled_for_its_forfeits_tells_its_owner_after_commit(
+    hooked: Any,
+    settings: Any,
+    valid_version: Any,
+    finished_match: Any,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    from ladder.bots.services import bot_disable_if_failing
+
+    settings.GRASS_DISABLE_AFTER_FORFEITS = 2
+    alpha, beta = valid_version("alpha"), valid_version("beta")
+    for _ in range(2):
+        match = finished_match([alpha, beta], [2, 1])
+        match.seats.filter(seat=0).update(forfeited=True, forfeit_reason="crashed")
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert bot_disable_if_failing(bot_id=alpha.bot_id)
+        assert not Delivery.objects.exists()  # nothing before the commit
+
+    (disabled,) = _deliveries("bot.disabled")
+    assert disabled.webhook_id == hooked.pk
+    assert disabled.payload["bot"]["name"] == "alpha"
+    assert disabled.payload["reason"].startswith("forfeited its last 2 games")
