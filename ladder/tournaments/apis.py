@@ -53,6 +53,7 @@ class TournamentSerializer(serializers.Serializer):
     organiser = serializers.CharField(source="organiser.username")
     ruleset = serializers.CharField()
     variants = serializers.DictField()
+    limits = serializers.DictField(child=serializers.IntegerField())
     seats = serializers.IntegerField()
     format = serializers.ChoiceField(choices=Tournament.Format.choices)
     swiss_rounds = serializers.IntegerField()
@@ -65,9 +66,15 @@ class TournamentSerializer(serializers.Serializer):
     starts_at = serializers.DateTimeField()
     eligibility = serializers.ChoiceField(choices=Tournament.Eligibility.choices)
     top_n = serializers.IntegerField(allow_null=True)
+    invited = serializers.SerializerMethodField(
+        help_text="With invited eligibility: the ids of the bots that may enter."
+    )
     rated = serializers.BooleanField()
     status = serializers.ChoiceField(choices=Tournament.Status.choices)
     status_reason = serializers.CharField()
+
+    def get_invited(self, tournament: Tournament) -> list[int]:
+        return [bot.pk for bot in tournament.invited.all()]
 
 
 class TournamentListApi(APIView):

@@ -26,7 +26,11 @@ GROUPS = {"upcoming": UPCOMING, "running": RUNNING, "finished": DONE}
 
 
 def tournament_list(*, group: str | None = None) -> QuerySet[Tournament]:
-    tournaments = Tournament.objects.select_related("organiser").order_by("-starts_at", "-id")
+    tournaments = (
+        Tournament.objects.select_related("organiser")
+        .prefetch_related("invited")
+        .order_by("-starts_at", "-id")
+    )
     if group is not None:
         tournaments = tournaments.filter(status__in=GROUPS[group])
     return tournaments

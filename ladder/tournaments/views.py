@@ -101,7 +101,18 @@ def tournament_control(request: HttpRequest, tournament_id: int, action: str) ->
     return _act(request, tournament_id, ACTIONS[action], tournament=tournament, user=request.user)
 
 
+class InvitedBotsField(forms.ModelMultipleChoiceField):
+    def label_from_instance(self, obj: Bot) -> str:
+        # Bot names are unique per owner only.
+        return f"{obj.name} ({obj.owner.get_username()})"
+
+
 class TournamentForm(forms.ModelForm):
+    invited = InvitedBotsField(
+        queryset=Bot.objects.select_related("owner").order_by("name", "owner__username"),
+        required=False,
+        help_text="With “invited bots” eligibility: the bots that may enter.",
+    )
     registration_opens = forms.DateTimeField(
         widget=forms.DateTimeInput(attrs={"type": "datetime-local"})
     )
@@ -130,6 +141,7 @@ class TournamentForm(forms.ModelForm):
             "registration_closes",
             "starts_at",
             "eligibility",
+            "invited",
             "top_n",
             "rated",
         ]

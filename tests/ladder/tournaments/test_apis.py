@@ -169,6 +169,52 @@ def test_pages_list_show_and_guard_the_create_form(
     assert "cannot start before registration closes" in posted.content.decode()
 
 
+def test_the_create_form_invites_bots_and_the_page_and_api_list_them(
+    client: Any, organiser: Any, owner: Any, entrants: Any
+) -> None:
+    from ladder.tournaments.services import TournamentError, tournament_register
+
+    bots = entrants(3)
+    client.force_login(organiser)
+    form = client.get("/tournaments/new/").content.decode()
+    assert 'name="invited"' in form
+    assert f'<option value="{bots[2].pk}">bot2 ({owner.username})</option>' in form
+    now = timezone.now()
+    answer = client.post(
+        "/tournaments/new/",
+        {
+            "name": "Invitational",
+            "ruleset": "modern",
+            "variants": "{}",
+            "limits": "{}",
+            "seats": 2,
+            "format": "swiss",
+            "swiss_rounds": 2,
+            "meetings": 1,
+            "decision_ms": 1000,
+            "bank_ms": 30000,
+            "registration_opens": (now - timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M"),
+            "registration_closes": (now + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M"),
+            "starts_at": (now + timedelta(hours=2)).strftime("%Y-%m-%dT%H:%M"),
+            "eligibility": "invited",
+            "invited": [bots[0].pk, bots[2].pk],
+        },
+    )
+    t = Tournament.objects.get()
+    assert answer.status_code == 302, answer.content.decode()
+    assert set(t.invited.values_list("pk", flat=True)) == {bots[0].pk, bots[2].pk}
+
+    page = client.get(f"/tournaments/{t.pk}/").content.decode()
+    assert "invited bots only: bot0, bot2" in page
+    detail = _client(None).get(f"/api/tournaments/{t.pk}/").json()["tournament"]
+    assert sorted(detail["invited"]) == sorted([bots[0].pk, bots[2].pk])
+    assert detail["limits"] == {}
+    t = tournament_tick(tournament_id=t.pk)  # registration opens
+    with pytest.raises(TournamentError, match="bot1 is not invited"):
+        tournament_register(tournament=t, bot=bots[1], user=owner)
+    tournament_register(tournament=t, bot=bots[2], user=owner)
+
+
 def test_a_tournament_games_match_page_names_its_tournament_round_and_table(
     client: Any, make_tournament: Any, entrants: Any, owner: Any
 ) -> None:
