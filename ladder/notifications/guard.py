@@ -37,6 +37,12 @@ class UnsafeUrl(ValueError):
     """The URL may not be used; the message says why, in words for the owner."""
 
 
+class UnresolvedHost(UnsafeUrl):
+    """The URL's host could not be resolved (or had no address): often a passing DNS failure,
+    so a delivery tries again later, where a refused address fails it for good. A webhook is
+    still not created with a URL whose host does not resolve now."""
+
+
 @dataclass(frozen=True)
 class Target:
     """A checked URL: where to connect (`ip`, `port`) and what to ask for (`host`, `path`)."""
@@ -152,11 +158,13 @@ def resolve_target(
     resolver = resolver or socket.getaddrinfo  # looked up now, so tests may stand in for DNS
     try:
         infos = resolver(host, port, type=socket.SOCK_STREAM)
-    except (OSError, UnicodeError) as exc:
+    except UnicodeError as exc:  # Not a name at all: no later attempt can resolve it.
         raise UnsafeUrl(f"The host {host} cannot be resolved ({exc}).") from None
+    except OSError as exc:
+        raise UnresolvedHost(f"The host {host} cannot be resolved ({exc}).") from None
     addresses = list(dict.fromkeys(str(info[4][0]) for info in infos))
     if not addresses:
-        raise UnsafeUrl(f"The host {host} has no address.")
+        raise UnresolvedHost(f"The host {host} has no address.")
     if not (allow_private or host_allowed(host, port, allowed_hosts)):
         for address in addresses:
             if not address_is_public(address):

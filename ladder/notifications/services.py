@@ -27,7 +27,7 @@ from django.utils import timezone
 from ladder.notifications import transport
 from ladder.notifications.backoff import retry_delay
 from ladder.notifications.events import SUBSCRIBABLE, Event
-from ladder.notifications.guard import Target, UnsafeUrl, resolve_target
+from ladder.notifications.guard import Target, UnresolvedHost, UnsafeUrl, resolve_target
 from ladder.notifications.models import Delivery, NotificationSettings, Webhook
 from ladder.notifications.payloads import ping_payload, site_url
 from ladder.notifications.signing import sign
@@ -198,7 +198,9 @@ def _send_webhook(delivery: Delivery) -> Attempt:
     try:
         # Checked again now, and the request goes to the address checked here (guard.py).
         target = _target(webhook.url)
-    except UnsafeUrl as exc:
+    except UnresolvedHost as exc:  # DNS may answer next time: tried again with the backoff.
+        return Attempt(ok=False, error=f"Not sent: {exc}")
+    except UnsafeUrl as exc:  # A non-public address stays refused.
         return Attempt(ok=False, error=f"Not sent: {exc}", final=True)
     body = delivery_body(delivery)
     timestamp = int(time.time())
@@ -256,8 +258,9 @@ def delivery_send(*, delivery_id: int) -> Sent:
 
     A 2xx answer (for email: the backend took it) delivers it. Anything else is recorded (status
     code, error) and the next attempt is set `retry_delay(attempts)` ahead, until the last
-    attempt fails it for good; a URL refused by the guard or a webhook turned off fails it at
-    once, without a request.
+    attempt fails it for good; a URL refused by the guard (a non-public address) or a webhook
+    turned off fails it at once, without a request. A host that does not resolve is a failed
+    attempt like any other (DNS may answer next time), also without a request.
     """
     delivery = Delivery.objects.select_related("webhook", "owner").filter(pk=delivery_id).first()
     if delivery is None or delivery.status != Delivery.Status.PENDING:

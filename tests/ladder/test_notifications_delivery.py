@@ -94,12 +94,15 @@ def allow_private(settings: Any) -> Any:
 
 @pytest.fixture
 def fake_dns(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
-    """Names the test makes up (`*.example`) resolve to what the test puts in this table; every
-    other name and address still goes to the real resolver."""
+    """Names the test makes up (`*.example`) resolve to what the test puts in this table (an
+    empty list: a temporary DNS failure); every other name and address still goes to the real
+    resolver."""
     table: dict[str, list[str]] = {}
     real = socket.getaddrinfo
 
     def resolve(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+        if host in table and not table[host]:
+            raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
         if host in table:
             return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (a, port)) for a in table[host]]
         return real(host, port, *args, **kwargs)
@@ -299,6 +302,49 @@ def test_a_name_that_rebinds_to_loopback_after_the_check_is_refused_at_delivery(
     sent = delivery_send(delivery_id=delivery.pk)
 
     assert sent.delivery is not None and sent.delivery.status == Delivery.Status.FAILED
+    assert receiver.requests == []
+
+
+def test_a_host_that_does_not_resolve_for_a_while_is_tried_again(
+    owner: Any, receiver: Receiver, settings: Any, fake_dns: dict[str, list[str]]
+) -> None:
+    settings.GRASS_WEBHOOK_ALLOW_PRIVATE = False
+    settings.GRASS_WEBHOOK_ALLOWED_HOSTS = [f"flaky.example:{receiver.port}"]
+    fake_dns["flaky.example"] = ["127.0.0.1"]
+    delivery = _delivery(owner, f"http://flaky.example:{receiver.port}/hook")
+    fake_dns["flaky.example"] = []  # the resolver is down
+
+    sent = delivery_send(delivery_id=delivery.pk)
+
+    assert sent.delivery is not None and sent.delivery.status == Delivery.Status.PENDING
+    assert sent.retry_in is not None and 25 < sent.retry_in <= 30  # the usual backoff
+    assert sent.delivery.attempts == 1 and sent.delivery.last_status_code is None
+    assert sent.delivery.last_error.startswith("Not sent: The host flaky.example cannot be")
+    assert "Temporary failure in name resolution" in sent.delivery.last_error
+    assert receiver.requests == []
+
+    fake_dns["flaky.example"] = ["127.0.0.1"]  # back
+    _make_due(delivery)
+    again = delivery_send(delivery_id=delivery.pk)
+
+    assert again.delivery is not None and again.delivery.status == Delivery.Status.DELIVERED
+    assert again.delivery.attempts == 2 and len(receiver.requests) == 1
+
+
+def test_a_host_that_resolves_to_a_private_address_at_delivery_fails_at_once(
+    owner: Any, receiver: Receiver, settings: Any, fake_dns: dict[str, list[str]]
+) -> None:
+    # Unlike a DNS failure: an answer, and a refused one, which another try will not change.
+    settings.GRASS_WEBHOOK_ALLOW_PRIVATE = False
+    fake_dns["moved.example"] = ["93.184.216.34"]
+    delivery = _delivery(owner, f"http://moved.example:{receiver.port}/hook")
+    fake_dns["moved.example"] = ["10.0.0.7"]
+
+    sent = delivery_send(delivery_id=delivery.pk)
+
+    assert sent.delivery is not None and sent.delivery.status == Delivery.Status.FAILED
+    assert sent.retry_in is None and sent.delivery.attempts == 1
+    assert "non-public address" in sent.delivery.last_error
     assert receiver.requests == []
 
 

@@ -11,6 +11,7 @@ import pytest
 from ladder.notifications.backoff import MAX_ATTEMPTS, retry_delay
 from ladder.notifications.events import milestone_reached
 from ladder.notifications.guard import (
+    UnresolvedHost,
     UnsafeUrl,
     address_is_public,
     check_url,
@@ -137,8 +138,21 @@ def test_a_public_name_resolves_to_a_pinned_target() -> None:
 
 
 def test_a_name_that_does_not_resolve_is_refused() -> None:
-    with pytest.raises(UnsafeUrl, match="cannot be resolved"):
+    # Refused (a webhook is not created with it), as a kind a delivery may try again later.
+    with pytest.raises(UnresolvedHost, match="cannot be resolved"):
         resolve_target("https://nowhere.example/", allow_private=False, resolver=dns({}))
+    with pytest.raises(UnresolvedHost, match="has no address"):
+        resolve_target(
+            "https://empty.example/", allow_private=False, resolver=dns({"empty.example": []})
+        )
+    # A refused address is not that kind: no later attempt will change it.
+    with pytest.raises(UnsafeUrl) as refused:
+        resolve_target(
+            "https://inside.example/",
+            allow_private=False,
+            resolver=dns({"inside.example": ["10.0.0.7"]}),
+        )
+    assert not isinstance(refused.value, UnresolvedHost)
 
 
 def test_the_operator_may_allow_private_addresses_or_some_hosts() -> None:
