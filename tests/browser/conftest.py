@@ -69,16 +69,37 @@ def empty_cache() -> Iterator[None]:
     cache.clear()
 
 
+def same_origin(url: str, origin: str) -> bool:
+    """Whether the page's request for `url` stays on the site at `origin` (data: and blob: URLs
+    are the page's own bytes)."""
+    return url.startswith((f"{origin}/", "data:", "blob:", "about:")) or url == origin
+
+
+def foreign_requests(page: Any, origin: str) -> list[str]:
+    """The list, filled as the page runs, of its requests to other origins than `origin`."""
+    foreign: list[str] = []
+    origin = origin.rstrip("/")
+    page.on(
+        "request",
+        lambda request: None if same_origin(request.url, origin) else foreign.append(request.url),
+    )
+    return foreign
+
+
 @pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    """A fresh desktop-sized page; console errors fail the test."""
+def page(browser: Any, live_server: Any) -> Iterator[Any]:
+    """A fresh desktop-sized page; console errors fail the test, and so does any request to
+    another origin than the live server (a CDN, a font, a tracker: the site loads nothing from
+    elsewhere)."""
     context = browser.new_context(viewport={"width": 1200, "height": 900})
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    foreign = foreign_requests(page, live_server.url)
     yield page
     context.close()
     assert not errors, f"JavaScript errors: {errors}"
+    assert not foreign, f"requests to other origins: {foreign}"
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from ladder.matches.models import Match
+from tests.browser.conftest import foreign_requests
 from tests.ladder.test_replays import attach_log, game_log
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -115,6 +116,65 @@ def test_stepping_through_a_match_with_buttons_keys_and_slider(
         page.locator("#replay [data-role=wasted] summary").inner_text().startswith("Wasted pile:")
     )
     screenshot(page, "match-replay-all-revealed")
+
+
+def money(amount: int) -> str:
+    return f"{'-' if amount < 0 else ''}${abs(amount):,}"
+
+
+def cards_in(where: Any) -> list[str]:
+    """The cards drawn in a locator's element, as their codes."""
+    codes = where.locator(".card").evaluate_all("ns => ns.map(n => n.getAttribute('data-card'))")
+    return [str(code) for code in codes]
+
+
+def test_the_table_shows_hassle_piles_protected_peddles_the_stack_and_totals(
+    live_server: Any, page: Any, match: Match, screenshot: Any
+) -> None:
+    open_viewer(page, f"{live_server.url}/matches/{match.pk}/")
+    viewer = "document.querySelector('#replay').replayViewer"
+    frames = page.evaluate(f"() => {viewer}.frames")
+    titles = {
+        code: card["title"] for code, card in page.evaluate(f"() => {viewer}.doc.cards").items()
+    }
+    # The first moment with a protected group, a Market Open under heat and cards under a
+    # hassle pile while the stack still holds cards; then the end, with the final totals.
+    busy = next(
+        i
+        for i, f in enumerate(frames)
+        if f["stack"] > 0
+        and any(s["protected"] for s in f["seats"])
+        and any(s["market_open"] and s["heat"] for s in f["seats"])
+        and any(s["hassle_under"] for s in f["seats"])
+    )
+    assert any(frames[-1]["totals"]), "someone scores in a finished game"
+    for at in (busy, len(frames) - 1):
+        page.evaluate(f"i => {viewer}.go(i)", at)
+        frame = frames[at]
+        facts = page.locator("#replay [data-role=facts]").inner_text()
+        stack = frame["stack"]
+        assert f"Stack: {stack} card{'' if stack == 1 else 's'}" in facts
+        for index, seat in enumerate(frame["seats"]):
+            box = page.locator(f'#replay [data-seat="{index}"]')
+            total = box.locator(".total").inner_text()
+            assert total == f"Total {money(frame['totals'][index])}"
+            hassle = box.locator("[data-role=hassle]")
+            assert cards_in(hassle) == ["market-open"] * seat["market_open"] + seat["heat"]
+            under = hassle.locator(".note", has_text="Underneath")
+            if seat["hassle_under"]:
+                names = ", ".join(titles[code] for code in seat["hassle_under"])
+                assert under.inner_text() == f"Underneath: {names}"
+            else:
+                assert under.count() == 0
+            market = box.locator("[data-role=market]")
+            assert cards_in(market.locator(":scope > ul.cards")) == seat["unprotected"]
+            groups = market.locator(".group")
+            assert groups.count() == len(seat["protected"])
+            for number, group in enumerate(seat["protected"]):
+                assert cards_in(groups.nth(number).locator(".protector")) == [group["card"]]
+                assert cards_in(groups.nth(number).locator(".protected")) == group["covers"]
+        if at == busy:
+            screenshot(page, "match-replay-table")
 
 
 def test_a_seat_view_shows_only_card_backs_for_the_other_hands(
@@ -253,6 +313,7 @@ def test_a_phone_shows_the_replay_without_sideways_scrolling(
         has_touch=True,
     )
     page = context.new_page()
+    foreign = foreign_requests(page, live_server.url)
     try:
         if where == "match":
             open_viewer(page, f"{live_server.url}/matches/{match.pk}/")
@@ -276,3 +337,4 @@ def test_a_phone_shows_the_replay_without_sideways_scrolling(
         screenshot(page, f"phone-{where}-replay")
     finally:
         context.close()
+    assert not foreign

@@ -18,6 +18,7 @@ from bots.runner.botfiles import load_bot
 from ladder.bots.models import Bot, BotVersion
 from ladder.matches.models import Match
 from ladder.matches.services import match_create, match_run
+from tests.browser.conftest import foreign_requests
 from tests.ladder.conftest import sandbox_ready  # noqa: F401  (fixture)
 from tests.ladder.tournaments.conftest import (  # noqa: F401  (fixtures)
     entrants,
@@ -170,6 +171,7 @@ def test_sign_up_upload_play_replay_and_chart(
     phone = browser.new_context(**PHONE)
     try:
         small = phone.new_page()
+        foreign = foreign_requests(small, base)
         for path, name, ident in (
             (f"/bots/{bot.pk}/", "site-phone-bot-page", "rating-modern"),
             ("/", "site-phone-leaderboard", "top-modern"),
@@ -182,6 +184,7 @@ def test_sign_up_upload_play_replay_and_chart(
             screenshot(small, name)
     finally:
         phone.close()
+    assert not foreign
     assert not dialogs
 
 
@@ -221,9 +224,11 @@ def test_a_tournament_page_charts_its_standings_by_round(
     phone = browser.new_context(**PHONE)
     try:
         small = phone.new_page()
+        foreign = foreign_requests(small, live_server.url)
         small.goto(f"{live_server.url}/tournaments/{t.pk}/")
         assert small.locator("#standings-by-round svg.chart-svg").is_visible()
         no_sideways_scroll(small)
         screenshot(small, "site-phone-tournament")
     finally:
         phone.close()
+    assert not foreign

@@ -11,6 +11,7 @@ from django.test import Client
 from ladder.bots.models import BotVersion
 from ladder.matches.models import Match
 from ladder.ratings.services import rating_apply
+from tests.ladder.tournaments.conftest import make_tournament, organiser  # noqa: F401
 
 pytestmark = pytest.mark.django_db
 
@@ -148,10 +149,24 @@ def test_login_signup_and_new_bot_pages(client: Client, owner: Any) -> None:
 
 
 def test_pages_load_nothing_from_other_sites(
-    client: Client, owner: Any, valid_version: Any, finished_match: Any
+    client: Client,
+    owner: Any,
+    valid_version: Any,
+    finished_match: Any,
+    make_tournament: Any,  # noqa: F811
+    settings: Any,
 ) -> None:
+    from ladder.notifications.events import Event
+    from ladder.notifications.forms import WebhookForm
+    from ladder.notifications.services import notify, webhook_create
+
     match = _rated_match(valid_version, finished_match)
     bot_id = match.seats.get(seat=0).bot_version.bot_id
+    tournament = make_tournament(name="spring cup")
+    # The notifications page with a webhook and a delivery listed on it.
+    settings.GRASS_WEBHOOK_ALLOW_PRIVATE = True
+    webhook_create(owner=owner, url="http://127.0.0.1:9/hook")
+    notify(event=Event.MATCH_FINISHED, owner=owner, payload={"match": {"id": match.pk}})
     client.force_login(owner)
     for url in (
         "/",
@@ -159,9 +174,18 @@ def test_pages_load_nothing_from_other_sites(
         f"/bots/{bot_id}/upload/",
         f"/matches/{match.pk}/",
         "/bots/new/",
+        "/tournaments/",
+        f"/tournaments/{tournament.pk}/",
+        "/account/notifications/",
+        "/replay/",
     ):
-        html = client.get(url).content.decode()
+        response = client.get(url)
+        assert response.status_code == 200, url
+        # The webhook form's help names the schemes ("An https:// (or http://) address"):
+        # words, not an address the page loads.
+        html = response.content.decode().replace(str(WebhookForm.base_fields["url"].help_text), "")
         assert not EXTERNAL_URL.search(html), url
+    assert "127.0.0.1:9/hook" in client.get("/account/notifications/").content.decode()
     anonymous = Client()
-    for url in ("/login/", "/signup/"):
+    for url in ("/login/", "/signup/", "/tournaments/", f"/tournaments/{tournament.pk}/"):
         assert not EXTERNAL_URL.search(anonymous.get(url).content.decode()), url
