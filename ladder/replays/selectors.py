@@ -7,6 +7,7 @@ import gzip
 import io
 import json
 import logging
+import time
 import zlib
 from collections.abc import Callable
 from typing import Any
@@ -30,7 +31,12 @@ about 10 s to compute). Under the platform's 30-hand limit, random players log u
 and decline every offer, with every variant on) about 50,200: half as much again for margin,
 runner notes and the header."""
 CACHE_SECONDS = 30 * 24 * 3600
-"""How long a computed replay stays in the cache (the cache also drops the oldest when full)."""
+"""How long a computed replay stays in the cache (a full cache also drops entries)."""
+WAIT_SECONDS = 15
+"""How long a request waits for another's computation of the same document before computing
+it itself (the longest log allowed takes about 15 s; gunicorn gives a request 30)."""
+LOCK_SECONDS = 60
+"""A computation's claim expires after this, should its process die mid-way."""
 SEATS = 6
 
 logger = logging.getLogger(__name__)
@@ -107,28 +113,54 @@ def replay_cache_key(*, digest: str, seat: int | None) -> str:
     return f"replay:{ENGINE_VERSION}:{digest}:{view}"
 
 
+def _cached(key: str) -> bytes | None:
+    try:
+        cached = cache.get(key)
+    except Exception:  # A cache that does not answer costs time, never the replay.
+        logger.warning("replay cache unavailable", exc_info=True)
+        return None
+    return cached if isinstance(cached, bytes) else None
+
+
 def replay_gzip(*, digest: str, seat: int | None, load: Callable[[], bytes]) -> bytes:
     """The viewer's document as gzipped JSON, from the cache, else computed from `load()`
     (the log whose sha256 is `digest`) and cached: a log's frames take seconds to compute and
     never change. Raises as `replay_document`; errors are not cached.
 
     The cache holds the gzipped bytes, which the view sends as they are: a 30-hand game is
-    several megabytes of JSON but well under one gzipped.
+    several megabytes of JSON but well under one gzipped. While one request computes a
+    document, others asking for the same one wait for it (up to WAIT_SECONDS) rather than
+    compute it too: a match just finished may be opened by many at once.
     """
     key = replay_cache_key(digest=digest, seat=seat)
-    try:
-        cached = cache.get(key)
-    except Exception:  # A cache that does not answer costs time, never the replay.
-        logger.warning("replay cache unavailable for get", exc_info=True)
-        cached = None
-    if isinstance(cached, bytes):
+    cached = _cached(key)
+    if cached is not None:
         return cached
-    doc = replay_document(data=load(), seat=seat)
-    packed = gzip.compress(json.dumps(doc, separators=(",", ":")).encode(), compresslevel=6)
+    lock = f"{key}:computing"
     try:
-        cache.set(key, packed, CACHE_SECONDS)
+        mine = cache.add(lock, 1, LOCK_SECONDS)
     except Exception:
-        logger.warning("replay cache unavailable for set", exc_info=True)
+        mine = True
+    if not mine:
+        deadline = time.monotonic() + WAIT_SECONDS
+        while time.monotonic() < deadline:
+            time.sleep(0.25)
+            cached = _cached(key)
+            if cached is not None:
+                return cached
+    try:
+        doc = replay_document(data=load(), seat=seat)
+        packed = gzip.compress(json.dumps(doc, separators=(",", ":")).encode(), compresslevel=6)
+        try:
+            cache.set(key, packed, CACHE_SECONDS)
+        except Exception:
+            logger.warning("replay cache unavailable", exc_info=True)
+    finally:
+        if mine:
+            try:
+                cache.delete(lock)
+            except Exception:
+                logger.warning("replay cache unavailable", exc_info=True)
     return packed
 
 

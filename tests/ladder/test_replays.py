@@ -8,6 +8,8 @@ import hashlib
 import json
 import random
 import re
+import threading
+import time
 from typing import Any
 
 import pytest
@@ -305,6 +307,33 @@ def test_a_replaced_log_is_computed_again(
     attach_log(match, game_log(["alpha", "beta", "gamma"], seed=9))
     after = client.get(url).json()
     assert computed == [None, None] and after["frames"] != before["frames"]
+
+
+def test_a_request_waits_for_the_same_document_being_computed(
+    replayed: tuple[Match, str], computed: list[int | None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, text = replayed
+    data = text.encode()
+    digest = hashlib.sha256(data).hexdigest()
+    key = selectors.replay_cache_key(digest=digest, seat=None)
+    cache.add(f"{key}:computing", 1, 60)  # another worker has started on it
+
+    def other_worker() -> None:
+        time.sleep(0.5)
+        cache.set(key, gzip.compress(b'{"from": "the other worker"}'))
+        cache.delete(f"{key}:computing")
+
+    thread = threading.Thread(target=other_worker)
+    thread.start()
+    packed = selectors.replay_gzip(digest=digest, seat=None, load=lambda: data)
+    thread.join()
+    assert json.loads(gzip.decompress(packed)) == {"from": "the other worker"}
+    assert computed == []
+    # A claim that is not finished in time (its worker died) does not stop the next request.
+    monkeypatch.setattr(selectors, "WAIT_SECONDS", 0.3)
+    cache.add(f"{selectors.replay_cache_key(digest=digest, seat=1)}:computing", 1, 60)
+    packed = selectors.replay_gzip(digest=digest, seat=1, load=lambda: data)
+    assert json.loads(gzip.decompress(packed))["view"] == 1 and computed == [1]
 
 
 def test_an_uploaded_log_is_computed_once_per_view(
