@@ -16,6 +16,7 @@
 | MEDIA_STORAGE_OPTIONS | `{}`: JSON object of the storage class's options |
 | STATIC_ROOT | `<repo>/static`: where `collectstatic` puts the files nginx serves at /static/ |
 | STATIC_STORAGE | `django.contrib.staticfiles.storage.StaticFilesStorage` |
+| CACHE_DIR | `<tmp>/grass-ladder-cache-<uid>`: the web host's file cache (computed replays) |
 | LOG_LEVEL | `INFO`: logs go to stderr (the journal under systemd) |
 | CELERY_WORKER_CONCURRENCY | the machine's cores: matches a worker plays at once |
 | GRASS_SANDBOXED | true: bots run in the OS sandbox (false only on a machine without root) |
@@ -27,6 +28,7 @@
 | GRASS_VALIDATE_INLINE | false: uploads are validated by a Celery task (true: during the request) |
 | GRASS_VALIDATION_RESEND_SECONDS | 600: a version pending this long is sent to the workers again |
 | GRASS_SITE_URL | `http://127.0.0.1:8000`: the site's address, for links in webhooks and emails |
+| GRASS_REPLAY_UPLOADS_PER_HOUR | 60: logs one client may open at /replay/ per hour (0: no limit) |
 | GRASS_WEBHOOK_ALLOW_PRIVATE | false: webhooks may reach private, loopback addresses (dev, tests) |
 | GRASS_WEBHOOK_ALLOWED_HOSTS | none: `host[:port]` patterns webhooks may reach even if private |
 | EMAIL_BACKEND | `django.core.mail.backends.console.EmailBackend` (SMTP: `...smtp.EmailBackend`) |
@@ -206,12 +208,14 @@ LOGGING = {
 CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
-        "LOCATION": str(Path(tempfile.gettempdir()) / f"grass-ladder-cache-{os.getuid()}"),
+        "LOCATION": env_str(
+            "CACHE_DIR", str(Path(tempfile.gettempdir()) / f"grass-ladder-cache-{os.getuid()}")
+        ),
         # A replay is up to about 1 MB gzipped: this keeps the directory under about 500 MB.
         "OPTIONS": {"MAX_ENTRIES": 500},
     }
 }
-GRASS_REPLAY_UPLOADS_PER_HOUR = 60
+GRASS_REPLAY_UPLOADS_PER_HOUR = env_int("GRASS_REPLAY_UPLOADS_PER_HOUR", 60)
 """Logs one client may open at /replay/ in an hour (a client: a signed-in user, else an
 address); each costs up to several seconds of engine work. 0 turns the limit off."""
 
