@@ -3,7 +3,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from ladder.matches.models import Match, MatchSeat
-from ladder.ratings.recompute import matches_void
+from ladder.ratings.rebuild import matches_void
 
 
 class MatchSeatInline(admin.TabularInline):

@@ -1,4 +1,4 @@
-"""Rebuilding a ruleset's ratings from its matches (`ladder.ratings.recompute`, `manage.py
+"""Rebuilding a ruleset's ratings from its matches (`ladder.ratings.rebuild`, `manage.py
 ratings_recompute`): nothing to change on an untouched ladder; new constants and voided matches
 give exactly what `elo.recompute` gives for the remaining history."""
 
@@ -15,7 +15,7 @@ from django.core.management.base import CommandError
 from ladder.matches.models import Match
 from ladder.ratings.elo import DEFAULT_PARAMS, EloParams, recompute
 from ladder.ratings.models import BotRating, RatingChange
-from ladder.ratings.recompute import rating_rebuild
+from ladder.ratings.rebuild import rating_rebuild
 from ladder.ratings.selectors import rating_history
 from ladder.ratings.services import rating_apply
 

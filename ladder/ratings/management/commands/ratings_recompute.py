@@ -1,5 +1,5 @@
 """`manage.py ratings_recompute [--ruleset modern] [--apply] [--show 20]`: rate every rated
-match again from scratch (`ladder.ratings.recompute`).
+match again from scratch (`ladder.ratings.rebuild`).
 
 Without `--apply` it is a check that writes nothing: it says how many bots' stored ratings differ
 from what their matches give (none, on a ladder whose constants have not changed) and lists the
@@ -21,7 +21,7 @@ from rich.table import Table
 from engine import RULESETS
 from ladder.bots.models import Bot
 from ladder.matches.models import Match
-from ladder.ratings.recompute import Rebuild, rating_rebuild
+from ladder.ratings.rebuild import Rebuild, rating_rebuild
 
 
 class Command(BaseCommand):

@@ -1,4 +1,5 @@
-"""Rebuilding a ruleset's ratings from its matches: after a change of the Elo constants, or once
+"""Rebuilding a ruleset's ratings from its matches (named rebuild: `ladder.ratings.recompute` is
+the pure `elo.recompute` the package exports): after a change of the Elo constants, or once
 a match has been voided (its `rated` flag cleared in the admin).
 
 The live path (`services.rating_apply`) and this one rate each game with the same
