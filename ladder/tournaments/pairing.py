@@ -63,12 +63,26 @@ ROUND_ROBIN_RESTARTS = 8
 #: Passes of improving swaps over each round robin round; a pass without a swap ends early.
 ROUND_ROBIN_SWAP_PASSES = 4
 
+#: Passes of the evening-out over a whole round robin schedule (see _even_out); a pass without
+#: a swap ends early.
+ROUND_ROBIN_EVEN_PASSES = 30
+
+#: Steps of the simulated annealing tried on a round robin schedule that still has a pair too
+#: busy after the evening-out: this many per possible swap (rounds * entrants ** 2), at most
+#: ROUND_ROBIN_ANNEAL_MAX_STEPS.  A slower cooling finds more; it stops once the bound holds.
+ROUND_ROBIN_ANNEAL_STEPS = 300
+ROUND_ROBIN_ANNEAL_MAX_STEPS = 200_000
+
 # A pair meeting in a round robin is worth about +1 while it still needs a meeting, and costs
 # _REPEAT_PENALTY * (extra meetings) ** 2 after that, so repeats spread over many pairs instead of
 # piling onto a few.  Going past the cap (see _covering_rounds) costs _OVER_CAP_PENALTY: it only
 # happens when nothing else fits.
 _REPEAT_PENALTY = 0.25
 _OVER_CAP_PENALTY = 1000.0
+# What a pair's missing meeting costs in _even_out: more than any evening-out swap can gain,
+# so a swap never uncovers a pair.  In _anneal it costs less, so a swap may (for a while).
+_MISSING_PENALTY = 1_000_000
+_ANNEAL_MISSING_COST = 4
 
 #: How many of the next-ranked entrants a Swiss table looks through for one its members have not
 #: met, per seat.  Wide enough that a repeat-free choice almost always exists, narrow enough that
@@ -253,14 +267,22 @@ def round_robin_schedule(
     more with each extra meeting); then members are swapped between tables while that helps.
     Each round is built :data:`ROUND_ROBIN_ATTEMPTS` times in random orders and the best kept,
     and the whole construction up to :data:`ROUND_ROBIN_RESTARTS` times for small fields (the
-    shortest kept).  Tables follow :func:`table_plan`: no byes.  About 0.35 s for 64 entrants
-    at 6 seats; the time grows like ``rounds * n ** 2``.  What holds:
+    shortest kept).  Then the meetings are evened out over the whole schedule: members of the
+    busiest pairs are swapped between the tables of a round while that lowers the sum of
+    squared meeting counts (:func:`_even_out`).  Tables follow :func:`table_plan`: no byes.
+    Under a second for 64 entrants at 6 seats (``python -m ladder.tournaments.bench``); the
+    time grows like ``rounds * n ** 2``.  What holds:
 
     * every pair meets at least ``meetings`` times (by construction);
-    * no pair meets more than twice the average number of meetings plus one.  The greedy caps
-      pairs at ``2 * least possible average + 1``, and if the result still broke the bound,
-      rounds keeping the busiest pairs apart would be added until it holds (checked on return,
-      bounded; never needed in 300 random cases with n <= 40 and meetings <= 3);
+    * no pair meets more than the average number of meetings, rounded up, plus one (tested;
+      e.g. 64 entrants at 6 seats: average 1.38, no pair more than 3 times).  When evening
+      out leaves a pair above that, simulated annealing (:func:`_anneal`) looks further, and
+      if that fails too, the shortest construction within the bound is taken, or rounds that
+      keep the busiest pairs apart are added.  Of 550 cases (3-6 seats, up to 22 more
+      entrants than seats, 1-3 meetings) that took a longer schedule only for 6 entrants at
+      3-5 seats: every 4-round cover of two tables of 3 seats one pair together in all four
+      rounds, so they play 5 rounds.  The bound is the best possible in general: 7 entrants
+      at 6 seats (tables of 4 and 3) cannot avoid a pair meeting in all 3 rounds;
     * rounds: at least :func:`round_robin_lower_bound` are needed; the schedule is tested to
       stay within twice that, and in 600 random cases never took more than ``1.4 * bound + 1``
       (64 entrants at 6 seats: bound 14, 18 built; at 3 seats: 33 and 37);
@@ -321,14 +343,16 @@ def _covering_rounds(
     """Rounds of tables (as indices ``0..n-1``) covering every pair ``meetings`` times.
 
     The whole construction is repeated a few times (more for small fields, where it is cheap
-    and where one wasted round matters most) and the best kept: first one within the pair
-    bound, then the shortest, then the one whose busiest pair met least.
+    and where one wasted round matters most), each evened out (:func:`_even_out`), and the
+    shortest kept (then one within the pair bound, then the one whose busiest pair met least).
 
-    The pair bound: every round has the same tables, so the average number of meetings is at
-    least ``lower * per_round / pairs`` (and at least ``meetings``) whatever the schedule.  A
-    pair is kept to ``cap = 2 * that + 1`` meetings, so it stays within twice the real average
-    plus one.  Should no construction manage that, rounds that keep the busiest pairs apart
-    are added (each raises the average) until the bound holds.
+    The pair bound: no pair more than ``ceil(average) + 1`` meetings.  Every round has the
+    same tables, so the average is at least ``lower * per_round / pairs`` (and at least
+    ``meetings``) whatever the schedule; the greedy keeps a pair to ``cap = 2 * that + 1``
+    on every other construction, which steers it, and the evening out does the rest.  If the
+    shortest schedule still breaks the bound it is annealed (:func:`_anneal`); failing that,
+    the shortest construction within the bound is taken, or else rounds that keep the busiest
+    pairs apart are added (each raises the average) until the bound holds.
     """
     sizes, _ = table_plan(n, seats)
     per_round = sum(s * (s - 1) // 2 for s in sizes)
@@ -336,33 +360,198 @@ def _covering_rounds(
     lower = round_robin_lower_bound(n, seats, meetings=meetings)
     cap = math.floor(2 * max(meetings, lower * per_round / pairs) + 1)
     restarts = max(1, min(ROUND_ROBIN_RESTARTS, 16_000 // (n * n)))
-    best: tuple[list[list[list[int]]], list[list[int]]] = ([], [])
-    best_key = (True, math.inf, math.inf)
+
+    def allowed(length: int) -> int:
+        # The pair bound for a schedule of `length` rounds: ceil(average meetings) + 1.
+        return -(-length * per_round // pairs) + 1
+
+    candidates: list[tuple[tuple[int, bool, int], int, list[list[list[int]]], list[list[int]]]]
+    candidates = []
     for attempt in range(restarts):
         # Every other construction runs without the cap: when the schedule comes out longer
         # than the lower bound, the real average is higher and the cap was needlessly tight.
         limit = cap if attempt % 2 == 0 else n * n
         rounds, count = _cover_once(sizes, n, meetings, limit, rng)
-        busiest = max(max(row) for row in count)
-        key = (_too_busy(count, len(rounds) * per_round / pairs), len(rounds), busiest)
-        if key < best_key:
-            best, best_key = (rounds, count), key
-    rounds, count = best
+        _even_out(rounds, count, meetings)
+        busiest = _busiest(count)
+        key = (len(rounds), busiest > allowed(len(rounds)), busiest)
+        candidates.append((key, attempt, rounds, count))
+    candidates.sort(key=lambda c: (c[0], c[1]))
+    _, _, rounds, count = candidates[0]
+    if _busiest(count) > allowed(len(rounds)):
+        # The shortest breaks the bound: anneal it, or else take the shortest that keeps it
+        # (a short try when there is one, since the try often fails: a full one when not).
+        within = [c for c in candidates if not c[0][1]]
+        effort = ROUND_ROBIN_ANNEAL_STEPS // 5 if within else ROUND_ROBIN_ANNEAL_STEPS
+        _anneal(rounds, count, meetings, rng, effort, allowed(len(rounds)))
+        if _busiest(count) > allowed(len(rounds)) and within:
+            _, _, rounds, count = within[0]
     for _ in range(lower + 1):
-        if not _too_busy(count, len(rounds) * per_round / pairs):
+        if _busiest(count) <= allowed(len(rounds)):
             break
-        busiest = max(max(row) for row in count)
+        busiest = _busiest(count)
         value = [
             [-_OVER_CAP_PENALTY if c >= busiest else -_REPEAT_PENALTY * c * c for c in row]
             for row in count
         ]
         rounds.append(_best_round(sizes, value, [0] * n, rng))
         _record(rounds[-1], count, [0] * n, meetings)
+        _even_out(rounds, count, meetings)
+        if _busiest(count) > allowed(len(rounds)):
+            _anneal(rounds, count, meetings, rng, ROUND_ROBIN_ANNEAL_STEPS, allowed(len(rounds)))
     return rounds
 
 
-def _too_busy(count: list[list[int]], average: float) -> bool:
-    return max(max(row) for row in count) > 2 * average + 1
+def _busiest(count: list[list[int]]) -> int:
+    return max(max(row) for row in count)
+
+
+def _anneal(
+    rounds: list[list[list[int]]],
+    count: list[list[int]],
+    meetings: int,
+    rng: random.Random,
+    steps_per_swap: int,
+    allowed: int,
+) -> None:
+    """Simulated annealing over swaps within a round, for a schedule that _even_out's downhill
+    swaps leave with a pair met more than ``allowed`` times.
+
+    The cost is the sum of squared meeting counts plus :data:`_ANNEAL_MISSING_COST` per meeting
+    a pair is short of ``meetings``: finite, because a better spread is often only reached
+    through a schedule that briefly leaves a pair short (the downhill swaps never do that, and
+    get stuck).  Worse swaps are taken with a probability that falls as the temperature drops.
+    The best covering schedule seen (busiest pair, then cost) is kept; it stops early once
+    that is within ``allowed``.  Updates ``rounds`` and ``count`` in place.
+    """
+    movable = [played for played in rounds if len(played) > 1]
+    if not movable:
+        return
+    steps = min(ROUND_ROBIN_ANNEAL_MAX_STEPS, steps_per_swap * len(rounds) * len(count) ** 2)
+
+    def cost(c: int) -> int:
+        return c * c + (_ANNEAL_MISSING_COST * (meetings - c) if c < meetings else 0)
+
+    best_key = (_busiest(count), 0)
+    best = [[list(t) for t in played] for played in rounds]
+    total = missing = 0
+    hot, cold = 3.0, 0.1
+    for step in range(steps):
+        played = rng.choice(movable)
+        i, j = rng.sample(range(len(played)), 2)
+        first, second = played[i], played[j]
+        p, q = rng.randrange(len(first)), rng.randrange(len(second))
+        x, y = first[p], second[q]
+        cx, cy = count[x], count[y]
+        delta = short = 0
+        for a in first:
+            if a != x:
+                delta += cost(cx[a] - 1) - cost(cx[a]) + cost(cy[a] + 1) - cost(cy[a])
+                short += (cx[a] <= meetings) - (cy[a] < meetings)
+        for b in second:
+            if b != y:
+                delta += cost(cy[b] - 1) - cost(cy[b]) + cost(cx[b] + 1) - cost(cx[b])
+                short += (cy[b] <= meetings) - (cx[b] < meetings)
+        if delta > 0:
+            temperature = hot * (cold / hot) ** (step / steps)
+            if rng.random() >= math.exp(-delta / temperature):
+                continue
+        for a in first:
+            if a != x:
+                cx[a] -= 1
+                count[a][x] -= 1
+                cy[a] += 1
+                count[a][y] += 1
+        for b in second:
+            if b != y:
+                cy[b] -= 1
+                count[b][y] -= 1
+                cx[b] += 1
+                count[b][x] += 1
+        first[p], second[q] = y, x
+        total += delta
+        missing += short
+        if missing == 0 and delta < 0 and (key := (_busiest(count), total)) < best_key:
+            best_key = key
+            best = [[list(t) for t in played] for played in rounds]
+            if key[0] <= allowed:
+                break
+    rounds[:] = best
+    for row in count:
+        row[:] = [0] * len(row)
+    for played in rounds:
+        for table in played:
+            for a in table:
+                for b in table:
+                    if a != b:
+                        count[a][b] += 1
+
+
+def _even_out(rounds: list[list[list[int]]], count: list[list[int]], meetings: int) -> None:
+    """Swap entrants between the tables of one round so that pairs meet as evenly as possible.
+
+    The table sizes fix the total number of meetings, so the most even spread is the one with
+    the smallest sum of squared meeting counts; each swap lowers that sum, and none leaves a
+    pair short of ``meetings`` (:data:`_MISSING_PENALTY`).  Only swaps that move a member of a
+    pair met more than ``ceil(average)`` times are tried, which keeps this cheap.  Updates
+    ``rounds`` and ``count`` in place.
+    """
+    n = len(count)
+    total = sum(sum(row) for row in count) // 2
+    ideal = max(meetings, -(-total // (n * (n - 1) // 2)))
+
+    def more(c: int) -> int:  # the cost of one more meeting for a pair at c
+        return 2 * c + 1 - (_MISSING_PENALTY if c < meetings else 0)
+
+    def fewer(c: int) -> int:  # the cost of one meeting less
+        return 1 - 2 * c + (_MISSING_PENALTY if c <= meetings else 0)
+
+    for _ in range(ROUND_ROBIN_EVEN_PASSES):
+        moved = False
+        for played in rounds:
+            for first in played:
+                busy = [x for x in first if any(count[x][o] > ideal for o in first if o != x)]
+                for x in busy:
+                    if x not in first:
+                        continue  # swapped away by an earlier move
+                    rest = [a for a in first if a != x]
+                    cx = count[x]
+                    leave = sum(fewer(cx[a]) for a in rest)
+                    best, best_delta = None, 0
+                    for second in played:
+                        if second is first:
+                            continue
+                        join = sum(more(cx[b]) for b in second)
+                        for y in second:
+                            cy = count[y]
+                            delta = (
+                                leave
+                                + join
+                                - more(cx[y])
+                                + sum(more(cy[a]) for a in rest)
+                                + sum(fewer(cy[b]) for b in second if b != y)
+                            )
+                            if delta < best_delta:
+                                best, best_delta = (second, y), delta
+                    if best is None:
+                        continue
+                    second, y = best
+                    for a in rest:
+                        cx[a] -= 1
+                        count[a][x] -= 1
+                        count[y][a] += 1
+                        count[a][y] += 1
+                    for b in second:
+                        if b != y:
+                            count[y][b] -= 1
+                            count[b][y] -= 1
+                            cx[b] += 1
+                            count[b][x] += 1
+                    first[first.index(x)] = y
+                    second[second.index(y)] = x
+                    moved = True
+        if not moved:
+            break
 
 
 def _cover_once(
