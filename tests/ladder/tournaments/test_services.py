@@ -80,7 +80,7 @@ def test_the_clock_opens_closes_and_starts_and_is_in_beats_database_schedule(
     assert Match.objects.filter(status=Match.Status.QUEUED).count() == 2  # two tables of three
 
 
-@pytest.mark.parametrize("seats", [2, 3, 4, 6])
+@pytest.mark.parametrize("seats", [2, 3, 4, 5, 6])
 def test_a_swiss_tournament_runs_to_the_finish_with_byes_and_standings(
     make_tournament: Any, entrants: Any, owner: Any, seats: int
 ) -> None:
@@ -106,7 +106,7 @@ def test_a_swiss_tournament_runs_to_the_finish_with_byes_and_standings(
     assert not t.rounds.filter(status=Round.Status.RUNNING).exists()
 
 
-@pytest.mark.parametrize(("seats", "count"), [(2, 5), (3, 7), (6, 8)])
+@pytest.mark.parametrize(("seats", "count"), [(2, 5), (3, 7), (4, 9), (5, 11), (6, 8)])
 def test_a_round_robin_seats_every_pair_together_and_duplicate_rotates_the_same_cards(
     make_tournament: Any, entrants: Any, owner: Any, seats: int, count: int
 ) -> None:
@@ -129,7 +129,8 @@ def test_a_round_robin_seats_every_pair_together_and_duplicate_rotates_the_same_
 
 
 @pytest.mark.parametrize(
-    ("seats", "count", "seed"), [(2, 7, 2), (3, 4, 2), (3, 4, 3), (3, 10, 2), (4, 9, 2), (6, 13, 2)]
+    ("seats", "count", "seed"),
+    [(2, 7, 2), (3, 4, 2), (3, 4, 3), (3, 10, 2), (4, 9, 2), (5, 12, 2), (6, 13, 2)],
 )
 def test_single_elimination_ends_with_one_winner(
     make_tournament: Any, entrants: Any, owner: Any, seats: int, count: int, seed: int
@@ -201,6 +202,68 @@ def test_a_bot_withdrawn_mid_event_is_not_paired_again(
     assert entries[0].pk not in later
     with pytest.raises(TournamentError, match="finished"):
         tournament_withdraw(entry=Entry.objects.get(pk=entries[1].pk), user=owner)
+
+
+def test_a_bot_withdrawn_mid_elimination_cannot_advance_and_one_champion_remains(
+    make_tournament: Any, entrants: Any, owner: Any
+) -> None:
+    from ladder.tournaments.selectors import tournament_detail
+
+    t = make_tournament(format="elimination", seats=3)
+    entries = _enter(t, entrants(9), owner)
+    t = _start(t)
+    round1 = t.rounds.get()
+    gone = round1.tables.order_by("number").first().seats[0]
+    tournament_withdraw(entry=Entry.objects.get(pk=gone), user=owner)
+    # It wins its table (as far as money goes); it still may not advance.
+    table = round1.tables.order_by("number").first()
+    for match in Match.objects.filter(tournament_game__table=table):
+        for seat in match.seats.all():
+            won = Entry.objects.get(bot_id=seat.bot_version.bot_id, tournament=t).pk == gone
+            seat.total, seat.place = (50_000, 1) if won else (0, 2)
+            seat.save(update_fields=["total", "place"])
+        match.status = Match.Status.FINISHED
+        match.save(update_fields=["status"])
+    t = _run_to_end(t, random.Random(8))
+
+    assert t.status == Tournament.Status.FINISHED
+    table.refresh_from_db()
+    assert table.result["places"][str(gone)] == 1
+    assert gone not in table.result["advancing"] and len(table.result["advancing"]) == 1
+    later = [pk for r in t.rounds.filter(number__gt=1) for tb in r.tables.all() for pk in tb.seats]
+    assert gone not in later and later
+    last = t.rounds.order_by("-number").first()
+    champion = [pk for tb in last.tables.all() for pk in tb.result["advancing"]] + last.byes
+    assert len(champion) == 1 and champion[0] in {e.pk for e in entries} - {gone}
+    standings = tournament_detail(tournament=t).standings
+    assert standings[0].entry.pk == champion[0]
+    assert next(row for row in standings if row.entry.pk == gone).advanced == 0
+
+
+def test_a_bot_withdrawn_mid_round_robin_leaves_its_seats_empty(
+    make_tournament: Any, entrants: Any, owner: Any
+) -> None:
+    t = make_tournament(format="round_robin", seats=4)
+    entries = _enter(t, entrants(9), owner)
+    t = _start(t)
+    gone = entries[0].pk
+    planned = len(t.schedule)
+    settle_games(t, random.Random(9))
+    tournament_withdraw(entry=entries[0], user=owner)
+    tournament_progress(tournament_id=t.pk)  # round 2 starts without it
+    t = _run_to_end(t, random.Random(9))
+
+    assert t.status == Tournament.Status.FINISHED
+    assert t.rounds.count() == planned  # the schedule is kept, less the withdrawn seats
+    rounds = list(t.rounds.order_by("number"))
+    assert gone in [pk for tb in rounds[0].tables.all() for pk in tb.seats]
+    for r, scheduled in zip(rounds[1:], t.schedule[1:], strict=True):
+        seated = [pk for tb in r.tables.all() for pk in tb.seats]
+        assert gone not in seated and gone not in r.byes
+        assert sorted(seated + r.byes) == sorted(pk for tb in scheduled for pk in tb if pk != gone)
+        assert all(2 <= len(tb.seats) <= 4 and tb.result for tb in r.tables.all())
+    # Its round-1 table still counts, for it and for everyone at it.
+    assert any(str(gone) in tb.result["places"] for tb in rounds[0].tables.all())
 
 
 def test_pause_holds_the_next_round_and_resume_starts_it(
