@@ -23,6 +23,7 @@ from ladder.ratings.selectors import leaderboard
 from ladder.tournaments import pairing
 from ladder.tournaments import standings as standings_rules
 from ladder.tournaments.models import Tournament
+from ladder.tournaments.services import tournament_standings
 
 MAX_POINTS = 200
 """Points per line at most: more than a 480-unit-wide chart can show apart."""
@@ -299,13 +300,20 @@ def standings_progress(*, tournament: Tournament, limit: int = 8) -> StandingsPr
         current = standings_rules.standings(list(entries), results, byes, seats=tournament.seats)
         rounds.append(r.number)
         after.append({s.entrant: s.points for s in current})
+    # The lines shown are the standings table's top: its order, which in a single elimination
+    # puts the rounds advanced before points.
+    top = (
+        [s.entrant for s in tournament_standings(tournament) if s.entrant in entries]
+        if current
+        else []
+    )
     lines = [
         EntrantLine(
-            entry_id=s.entrant,
-            bot_id=entries[s.entrant].bot_id,
-            name=entries[s.entrant].bot.name,
-            points=[points.get(s.entrant, 0.0) for points in after],
+            entry_id=pk,
+            bot_id=entries[pk].bot_id,
+            name=entries[pk].bot.name,
+            points=[points.get(pk, 0.0) for points in after],
         )
-        for s in current[:limit]
+        for pk in top[:limit]
     ]
     return StandingsProgress(rounds, lines)

@@ -13,7 +13,7 @@ from django.db.models import QuerySet
 
 from ladder.tournaments import standings as standings_rules
 from ladder.tournaments.models import Entry, Round, Tournament
-from ladder.tournaments.services import _standings
+from ladder.tournaments.services import tournament_standings
 
 UPCOMING = (
     Tournament.Status.SCHEDULED,
@@ -102,7 +102,7 @@ def tournament_detail(*, tournament: Tournament) -> TournamentDetail:
         StandingRow(
             s.rank, entries[s.entrant], s.points, tuple(s.tiebreak), s.games, s.byes, s.advanced
         )
-        for s in _standings(tournament)
+        for s in tournament_standings(tournament)
     ]
     ranked_by = (
         standings_rules.ELIMINATION_RANKING

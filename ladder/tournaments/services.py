@@ -338,7 +338,7 @@ def _round_start(t: Tournament, number: int) -> Round:
                 byes.extend(playing)
         planned = pairing.Round(tables=tuple(tables), byes=tuple(byes))
     elif t.format == Tournament.Format.SWISS:
-        points = {s.entrant: s.points for s in _standings(t)}
+        points = {s.entrant: s.points for s in tournament_standings(t)}
         planned = pairing.swiss_round(
             list(active), t.seats, points=points, history=_history(t), rng=rng
         )
@@ -550,7 +550,9 @@ def _cancel(t: Tournament, reason: str) -> None:
 # --- standings ------------------------------------------------------------------------------
 
 
-def _standings(t: Tournament) -> list[standings.Standing]:
+def tournament_standings(t: Tournament) -> list[standings.Standing]:
+    """The standings now, in the table's order, from the settled tables, byes and (single
+    elimination) the rounds advanced: the page, the API, the CSV and the chart all read this."""
     results: list[standings.TableResult] = []
     byes: dict[int, int] = {}
     # Elimination: the rounds each entrant advanced from (a bye or a table's "advancing").

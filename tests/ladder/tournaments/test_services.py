@@ -152,6 +152,11 @@ def test_single_elimination_ends_with_one_winner(
     assert [row.advanced for row in standings] == sorted(
         (row.advanced for row in standings), reverse=True
     )
+    # The standings chart draws the same top, in the same order.
+    from ladder.charts.selectors import standings_progress
+
+    chart = standings_progress(tournament=t, limit=len(standings))
+    assert [line.entry_id for line in chart.lines] == [row.entry.pk for row in standings]
 
 
 def test_tournament_games_use_its_time_control_and_feed_elo_only_if_rated(
