@@ -16,7 +16,7 @@ from ladder.bots.models import Bot, BotVersion
 from ladder.bots.selectors import bot_versions
 from ladder.bots.services import bot_create, bot_version_submit
 from ladder.charts.pages import bot_charts
-from ladder.matches.selectors import bot_forfeits, bot_game_counts, match_list
+from ladder.matches.selectors import bot_faults, bot_game_counts, match_list
 from ladder.ratings.selectors import bot_ratings
 
 RECENT_MATCHES = 20
@@ -36,7 +36,7 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
         "ratings": bot_ratings(bot_id=bot.pk),
         "matches": match_list(filters={"bot": bot.pk})[:RECENT_MATCHES],
         "counts": bot_game_counts(bot_id=bot.pk),
-        "forfeits": bot_forfeits(bot_id=bot.pk),
+        "faults": bot_faults(bot_id=bot.pk),
         "charts": bot_charts(bot_id=bot.pk),
     }
     return render(request, "bots/bot.html", context)

@@ -87,6 +87,11 @@ class MatchDetailApi(APIView):
                 child=serializers.IntegerField(),
                 help_text="Fault counts by kind (timeout, illegal, crashed, ...).",
             )
+            fault_details = serializers.DictField(
+                source="seat.fault_details",
+                child=serializers.CharField(),
+                help_text="The first detail of each fault kind (the log has them all).",
+            )
             rating_change = RatingChangeSerializer(
                 allow_null=True, help_text="Null until the match is rated."
             )

@@ -77,7 +77,10 @@ class MatchSeat(models.Model):
     think_ms = models.FloatField(default=0.0)
     strikes = models.PositiveSmallIntegerField(default=0)
     faults = models.JSONField(default=dict, blank=True)
-    """Fault counts by kind (`timeout`, `illegal`, ...); the details are in the log."""
+    """Fault counts by kind (`timeout`, `illegal`, ...); every fault's detail is in the log."""
+    fault_details = models.JSONField(default=dict, blank=True)
+    """The first detail of each fault kind ("timeout": "no answer within 1.0 s", ...), kept
+    here so the bot page can say why without reading logs."""
 
     class Meta:
         ordering = ["match", "seat"]

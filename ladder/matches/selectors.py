@@ -118,15 +118,52 @@ def bot_game_counts(*, bot_id: int) -> GameCounts:
     return GameCounts(**counts)
 
 
-def bot_forfeits(*, bot_id: int, limit: int = 10) -> QuerySet[MatchSeat]:
-    """The bot's latest forfeited seats (a crash, three strikes), newest first, with the reason."""
-    return (
-        MatchSeat.objects.filter(
-            bot_version__bot_id=bot_id, forfeited=True, match__status=Match.Status.FINISHED
-        )
-        .select_related("match", "bot_version")
+FAULT_NAMES = {"timeout": "timed out", "crashed": "crashed", "illegal": "illegal move"}
+
+
+@dataclass(frozen=True)
+class SeatFaults:
+    """One seat's troubles, ready for the bot page: each line says what happened and why."""
+
+    match_id: int
+    version: int
+    forfeited: bool
+    lines: tuple[str, ...]
+
+
+def _fault_lines(seat: MatchSeat) -> tuple[str, ...]:
+    lines = []
+    for kind, count in sorted(seat.faults.items()):
+        if kind == "forfeit":
+            continue
+        name = FAULT_NAMES.get(kind, kind.replace("_", " "))
+        times = f" \u00d7{count}" if count > 1 else ""
+        detail = seat.fault_details.get(kind, "")
+        lines.append(f"{name}{times}: {detail}" if detail else f"{name}{times}")
+    if seat.forfeited:
+        lines.append(f"forfeited: {seat.forfeit_reason}")
+    return tuple(lines)
+
+
+def bot_faults(*, bot_id: int, limit: int = 10) -> list[SeatFaults]:
+    """The bot's latest seats with a timeout, crash, strike or forfeit, newest first, each
+    with its reasons (a timeout that did not cost the game is shown too: authors want to see
+    it before it becomes a forfeit)."""
+    seats = (
+        MatchSeat.objects.filter(bot_version__bot_id=bot_id, match__status=Match.Status.FINISHED)
+        .filter(Q(forfeited=True) | ~Q(faults={}))
+        .select_related("bot_version")
         .order_by("-match__created", "-match_id")[:limit]
     )
+    return [
+        SeatFaults(
+            match_id=seat.match_id,
+            version=seat.bot_version.number,
+            forfeited=seat.forfeited,
+            lines=_fault_lines(seat),
+        )
+        for seat in seats
+    ]
 
 
 def matches_active_count() -> int:

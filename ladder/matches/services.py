@@ -325,6 +325,20 @@ def _matchmaker_pick(
     return by_rating[start : start + size]
 
 
+FAULT_DETAIL_CHARS = 300
+
+
+def first_fault_details(faults: Sequence[dict[str, Any]]) -> dict[str, str]:
+    """Each fault kind's first detail, cut to FAULT_DETAIL_CHARS. The forfeit itself is left
+    out: its reason has a field of its own (forfeit_reason)."""
+    details: dict[str, str] = {}
+    for fault in faults:
+        kind = str(fault["kind"])
+        if kind != "forfeit" and kind not in details:
+            details[kind] = str(fault.get("detail", ""))[:FAULT_DETAIL_CHARS]
+    return details
+
+
 def _match_record(
     *, match_id: int, started: datetime, seats: list[MatchSeat], played: MatchResult
 ) -> Match:
@@ -346,6 +360,7 @@ def _match_record(
             seat.think_ms = round(report.think_ms, 3)
             seat.strikes = report.strikes
             seat.faults = dict(Counter(fault["kind"] for fault in report.faults))
+            seat.fault_details = first_fault_details(report.faults)
         MatchSeat.objects.bulk_update(
             seats,
             [
@@ -357,6 +372,7 @@ def _match_record(
                 "think_ms",
                 "strikes",
                 "faults",
+                "fault_details",
             ],
         )
         match.log.save(f"match-{match_id}.jsonl.gz", ContentFile(log), save=False)

@@ -111,3 +111,65 @@ def test_match_create_checks_its_input_and_enqueues_after_commit(
     callbacks[0]()
     assert sent == [match.pk]
     assert 0 <= match.seed < 2**63
+
+
+SLOW_ONCE = b"""
+import random, time
+
+from bots.sdk import Bot, run
+
+
+class SlowOnce(Bot):
+    name = "slow-once"
+
+    def __init__(self):
+        self.slept = False
+
+    def choose(self, obs):
+        if not self.slept:
+            self.slept = True
+            time.sleep(0.3)
+        return random.choice(obs.legal)
+
+
+run(SlowOnce())
+"""
+
+
+def test_a_timeout_that_costs_no_game_is_stored_with_its_reason(
+    owner: Any, valid_version: Any, sandbox_ready: None
+) -> None:
+    from ladder.bots.models import BotVersion
+    from ladder.bots.services import bot_create, bot_version_upload
+
+    slow = bot_version_upload(
+        bot=bot_create(owner=owner, name="slow"), filename="bot.py", data=SLOW_ONCE
+    )
+    BotVersion.objects.filter(pk=slow.pk).update(status=BotVersion.Status.VALID)
+    match = match_create(
+        versions=[slow, valid_version("ran", "random")],
+        limits={"max_hands": 1},
+        time_control={"decision_ms": 200, "bank_ms": 0},
+    )
+    match_run(match_id=match.pk)
+
+    seat = match.seats.get(bot_version=slow)
+    # Late once, by 100 ms: one strike of three, so the game goes on.
+    assert not seat.forfeited and seat.strikes == 1
+    assert seat.faults == {"timeout": 1}
+    assert set(seat.fault_details) == {"timeout"}
+    assert seat.fault_details["timeout"].startswith("no answer in ")
+
+
+def test_first_fault_details_keeps_each_kinds_first_detail_cut_short() -> None:
+    faults = [
+        {"kind": "timeout", "detail": "no answer in 1200 ms"},
+        {"kind": "illegal", "detail": "x" * 1000},
+        {"kind": "timeout", "detail": "no answer in 3000 ms"},
+        {"kind": "forfeit", "detail": "3 strikes"},
+    ]
+    details = match_services.first_fault_details(faults)
+    assert details == {
+        "timeout": "no answer in 1200 ms",
+        "illegal": "x" * match_services.FAULT_DETAIL_CHARS,
+    }

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
+import subprocess
+import sys
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -99,7 +103,7 @@ def test_an_unrated_match_has_no_rating_changes_and_a_missing_one_is_404(
 
 
 def test_anyone_downloads_a_finished_matchs_log_and_it_replays(
-    api: Any, valid_version: Any, sandbox_ready: None
+    api: Any, valid_version: Any, sandbox_ready: None, tmp_path: Path
 ) -> None:
     match = match_create(
         versions=[valid_version("gus", "greedy"), valid_version("ran")], limits={"max_hands": 1}
@@ -114,9 +118,36 @@ def test_anyone_downloads_a_finished_matchs_log_and_it_replays(
     assert response["Content-Type"] == "application/gzip"
     disposition = f'attachment; filename="match-{match.pk}.jsonl.gz"'
     assert response["Content-Disposition"] == disposition
-    text = gzip.decompress(b"".join(response.streaming_content))
+    packed = b"".join(response.streaming_content)
+    text = gzip.decompress(packed)
     game = replay(read_log(io.BytesIO(text)))
     assert game.result == match.result
+
+    # The author's own tool accepts the downloaded file as it is, and refuses an edited copy.
+    downloaded = tmp_path / f"match-{match.pk}.jsonl.gz"
+    downloaded.write_bytes(packed)
+    verify = subprocess.run(
+        [sys.executable, "-m", "bots.cli", "verify", str(downloaded)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert verify.returncode == 0, verify.stderr
+    assert f"OK, {len(game.events)} lines" in verify.stdout
+    lines = text.decode().splitlines()
+    last = json.loads(lines[-1])
+    assert last["e"] == "result", last
+    last["totals"][0] += 1000
+    lines[-1] = json.dumps(last)
+    edited = tmp_path / "edited.jsonl"
+    edited.write_text("\n".join(lines) + "\n")
+    refused = subprocess.run(
+        [sys.executable, "-m", "bots.cli", "verify", str(edited)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert refused.returncode == 1 and "REJECTED" in refused.stderr
 
 
 def test_no_log_for_a_match_without_one(api: Any, valid_version: Any, finished_match: Any) -> None:

@@ -48,6 +48,24 @@ def test_the_leaderboard_lists_rated_bots_with_bands(
     assert 'class="secondary"' in html
 
 
+def test_the_leaderboard_rows_carry_every_column(
+    client: Client, valid_version: Any, finished_match: Any
+) -> None:
+    from ladder.ratings.selectors import leaderboard
+
+    _rated_match(valid_version, finished_match)
+    html = client.get("/").content.decode()
+    body = html[html.index("<tbody>") : html.index("</tbody>")]
+    rows = re.findall(r"<tr>(.*?)</tr>", body, re.S)
+    assert len(rows) == 3
+    cells = re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", rows[0], re.S)
+    top = next(iter(leaderboard(ruleset="modern")))
+    assert cells[0] == "1" and ">alpha</a>" in cells[1] and cells[2] == "ann"
+    assert cells[3] == str(top.elo) and cells[4] == f"{top.band_low}\u2013{top.band_high}"
+    assert cells[5] == "1" and cells[6] == "100%"  # alpha won its one game
+    assert f'datetime="{top.last_game.isoformat()}"' in cells[7]
+
+
 def test_the_leaderboard_filters_by_ruleset(
     client: Client, valid_version: Any, finished_match: Any
 ) -> None:
@@ -105,6 +123,24 @@ def test_the_bot_page_shows_versions_ratings_matches_and_forfeits(
     assert client.get("/bots/999999/").status_code == 404
 
 
+def test_the_bot_page_shows_timeouts_that_cost_no_game_with_their_reason(
+    client: Client, valid_version: Any, finished_match: Any
+) -> None:
+    match = _rated_match(valid_version, finished_match)
+    seat = match.seats.get(seat=0)
+    seat.faults = {"timeout": 2, "illegal": 1}
+    seat.fault_details = {"timeout": "no answer in 1412 ms", "illegal": "not legal: play Z"}
+    seat.save()
+    html = client.get(f"/bots/{seat.bot_version.bot_id}/").content.decode()
+    assert "timed out in 1, crashed in 0" in html
+    assert "timed out \u00d72: no answer in 1412 ms" in html
+    assert "illegal move: not legal: play Z" in html
+    assert "forfeited" not in html
+    # A bot with a clean record lists none.
+    clean = match.seats.get(seat=1).bot_version.bot_id
+    assert "Latest timeouts" not in client.get(f"/bots/{clean}/").content.decode()
+
+
 def test_validation_errors_show_to_the_owner_only(
     client: Client, owner: Any, stranger: Any, valid_version: Any
 ) -> None:
@@ -133,6 +169,28 @@ def test_the_match_page_shows_seats_scores_and_the_log_link(
     assert f'href="/api/matches/{match.pk}/log/"' in html
     assert "→" in html  # rating changes, before -> after
     assert client.get("/matches/999999/").status_code == 404
+
+
+def test_the_match_page_shows_places_think_time_and_faults_per_seat(
+    client: Client, valid_version: Any, finished_match: Any
+) -> None:
+    match = _rated_match(valid_version, finished_match)
+    match.seats.filter(seat=0).update(
+        think_ms=1234.4,
+        decisions=57,
+        strikes=1,
+        faults={"timeout": 1},
+        fault_details={"timeout": "no answer in 1400 ms"},
+    )
+    html = client.get(f"/matches/{match.pk}/").content.decode()
+    html = html[: html.index("Scores by hand")]  # the seats table, not the hands one
+    rows = re.findall(r"<tr>\s*<th scope=\"row\">(\d)</th>(.*?)</tr>", html, re.S)
+    assert [seat for seat, _ in rows] == ["0", "1", "2"]
+    cells = [re.findall(r"<td[^>]*>(.*?)</td>", row, re.S) for _, row in rows]
+    assert [c[1] for c in cells] == ["1", "2", "3"]  # places, as finished_match set them
+    assert cells[0][4] == "1234 ms / 57 decisions"
+    assert "timeout \u00d71" in cells[0][5] and "no answer in 1400 ms" in cells[0][5]
+    assert cells[1][4] == "0 ms / 0 decisions" and cells[1][5] == "0"
 
 
 def test_login_signup_and_new_bot_pages(client: Client, owner: Any) -> None:
