@@ -30,6 +30,12 @@ def test_beat_opens_closes_starts_and_the_worker_plays_it_to_the_finish(
         valid_version(name, example).bot
         for name, example in (("g1", "greedy"), ("g2", "greedy"), ("r1", "random"))
     ]
+    # Worker and beat first: the schedule counts from the moment both are up, however long
+    # they took to start (a beat that woke after all three times would fire them at once and
+    # cancel a tournament that nobody could enter). Beat picks the new entries up as it would
+    # in production, where tournaments are created while it runs.
+    celery("worker", concurrency=2)
+    celery("beat")
     now = timezone.now()
     t = tournament_create(
         organiser=owner,
@@ -42,8 +48,6 @@ def test_beat_opens_closes_starts_and_the_worker_plays_it_to_the_finish(
         registration_closes=now + timedelta(seconds=8),
         starts_at=now + timedelta(seconds=10),
     )
-    celery("worker", concurrency=2)
-    celery("beat")
 
     def status() -> str:
         return Tournament.objects.get(pk=t.pk).status
