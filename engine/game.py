@@ -33,7 +33,9 @@ from engine.rules import (
 from engine.scoring import HandScore, HandTally, add_to_totals, finishing_ranks, score_hand
 from engine.state import Seat
 
-ENGINE_VERSION = "1.0.0"
+ENGINE_VERSION = "1.1.0"
+"""1.1: Lucky or not's random takes come from a stream of their own (`play_rng`), so a seed
+fixes every hand's deal whatever is played; 1.0 drew them from the dealing stream."""
 
 Event = dict[str, Any]
 
@@ -164,6 +166,10 @@ class Game:
         self.names = tuple(names)
         self.n = len(names)
         self.rng = random.Random(seed)
+        """Deals only (first dealer, shuffles): the same seed deals the same cards in every
+        hand whatever the players do, which duplicate tournaments rely on."""
+        self.play_rng = random.Random(f"play:{seed}")
+        """Chance during play (Lucky or not's takes), kept apart from the deals."""
         self.seats = [Seat(name) for name in names]
         self.stack: list[Card] = []
         """The Grass Stack; the top card is the last element."""
@@ -242,6 +248,8 @@ class Game:
             other.__dict__[name] = value
         other.rng = random.Random()
         other.rng.setstate(self.rng.getstate())
+        other.play_rng = random.Random()
+        other.play_rng.setstate(self.play_rng.getstate())
         other.seats = [s.clone() for s in self.seats]
         other.stack = list(self.stack)
         other.wasted = list(self.wasted)
@@ -734,7 +742,7 @@ class Game:
             for taker in order:
                 giver = (taker - 1) % self.n
                 hand = self.seats[giver].hand
-                card = hand.pop(self.rng.randrange(len(hand)))
+                card = hand.pop(self.play_rng.randrange(len(hand)))
                 self.seats[taker].hand.append(card)
                 self.seats[taker].notes.append(("took", card, str(giver)))
                 self.seats[giver].notes.append(("lost", card, str(taker)))

@@ -105,6 +105,13 @@ def game_from_header(header: Event) -> Game:
         )
     try:
         variants = Variants.from_dict(header.get("variants", {}))
+        if variants.lucky_or_not and str(header.get("engine", "")).startswith("1.0."):
+            raise LogError(
+                1,
+                f"log written by engine {header.get('engine')}, which drew Lucky or not's "
+                f"takes from the dealing stream; engine {ENGINE_VERSION} draws them apart, "
+                "so this game cannot be replayed here",
+            )
         players = header["players"]
         seed = header["seed"]
         if not isinstance(seed, int) or not isinstance(players, list):
@@ -148,6 +155,10 @@ def _replay(log: list[Event]) -> Game:
     while True:
         while checked < len(game.events):
             expected = _normal(game.events[checked])
+            if checked == 0 and "engine" in log[0]:
+                # game_from_header accepted the log's engine version (same major): a game
+                # written by 1.0 and replayed by 1.1 differs in that field only.
+                expected = {**expected, "engine": log[0]["engine"]}
             if checked >= len(log):
                 raise LogError(checked + 1, f"log ends early; the engine expected {expected}")
             if log[checked] != expected:

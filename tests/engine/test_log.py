@@ -160,3 +160,16 @@ def test_a_position_game_replays_from_its_header() -> None:
 def test_variant_games_replay(variants: dict[str, bool]) -> None:
     game = finished_game(7, "classic", **variants)
     assert replay(lines_of(game)).events == game.events
+
+
+def test_a_lucky_or_not_log_of_engine_1_0_is_refused_by_name() -> None:
+    """Engine 1.0 drew Lucky or not's takes from the dealing stream; 1.1 cannot replay those
+    games and says so rather than reporting an edited line."""
+    lines = lines_of(finished_game(7, "classic", lucky_or_not=True))
+    lines[0] = {**lines[0], "engine": "1.0.0"}
+    with pytest.raises(LogError, match=r"engine 1\.0\.0, which drew Lucky or not's takes") as info:
+        replay(lines)
+    assert info.value.line == 1
+    plain = lines_of(finished_game(7, "classic"))
+    plain[0] = {**plain[0], "engine": "1.0.0"}
+    assert replay(plain).result is not None  # other 1.0 games replay as before
