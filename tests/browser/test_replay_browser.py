@@ -146,6 +146,7 @@ def test_the_table_shows_hassle_piles_protected_peddles_the_stack_and_totals(
         and any(s["protected"] for s in f["seats"])
         and any(s["market_open"] and s["heat"] for s in f["seats"])
         and any(s["hassle_under"] for s in f["seats"])
+        and f["wasted"]
     )
     assert any(frames[-1]["totals"]), "someone scores in a finished game"
     for at in (busy, len(frames) - 1):
@@ -173,6 +174,21 @@ def test_the_table_shows_hassle_piles_protected_peddles_the_stack_and_totals(
             for number, group in enumerate(seat["protected"]):
                 assert cards_in(groups.nth(number).locator(".protector")) == [group["card"]]
                 assert cards_in(groups.nth(number).locator(".protected")) == group["covers"]
+        # The wasted pile, top first, and whose turn it is (nobody's once the game is over).
+        wasted = page.locator("#replay [data-role=wasted]")
+        assert cards_in(wasted) == list(reversed(frame["wasted"]))
+        summary = wasted.locator("summary").inner_text()
+        count = len(frame["wasted"])
+        assert summary.startswith(f"Wasted pile: {count} card{'' if count == 1 else 's'}")
+        if frame["wasted"]:
+            assert summary.endswith(f"(top: {titles[frame['wasted'][-1]]})")
+        turn = page.locator("#replay .replay-seat.is-turn")
+        if frame["phase"] != "over" and frame["active"] >= 0:
+            assert turn.count() == 1
+            assert turn.get_attribute("data-seat") == str(frame["active"])
+            assert f"Turn: {NAMES[frame['active']]}" in facts
+        else:
+            assert turn.count() == 0 and "Turn:" not in facts
         if at == busy:
             screenshot(page, "match-replay-table")
 

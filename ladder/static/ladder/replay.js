@@ -393,7 +393,8 @@
       var holder = self.cards([group.card], "protection");
       holder.classList.add("protector");
       market.appendChild(el("div", { className: "group" }, [
-        el("span", { className: "lock", "aria-hidden": "true", text: "🔒" }), holder, list
+        // A word, not an emoji: a browser may have no emoji font (Debian's Chromium has none).
+        holder, el("span", { className: "lock", "aria-hidden": "true", text: "protects" }), list
       ]));
     });
     market.appendChild(el("p", { className: "note", text: "At risk " + money(atRisk) + ", protected " + money(safe) }));
