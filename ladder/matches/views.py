@@ -7,6 +7,7 @@ from django.shortcuts import render
 
 from ladder.matches.models import Match
 from ladder.matches.selectors import match_detail
+from ladder.replays.selectors import UPLOAD_LIMIT
 
 
 def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
@@ -27,5 +28,8 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
         "hands": hands,
         "variants": {name: value for name, value in detail.match.variants.items() if value},
         "finished": detail.match.status == Match.Status.FINISHED,
+        # The viewer also takes a log file of the visitor's own, dropped on the page.
+        "upload_limit": UPLOAD_LIMIT,
+        "upload_limit_mib": UPLOAD_LIMIT // (1024 * 1024),
     }
     return render(request, "matches/match.html", context)

@@ -293,6 +293,47 @@ def test_opening_a_local_log_and_refusing_a_tampered_one(
     screenshot(page, "upload-tampered-log")
 
 
+def test_a_log_dropped_on_a_match_page_plays_there_and_the_match_comes_back(
+    live_server: Any, page: Any, match: Match, screenshot: Any
+) -> None:
+    open_viewer(page, f"{live_server.url}/matches/{match.pk}/")
+    _, match_total = position(page)
+    four = ["north", "east", "south", "west"]
+    text = game_log(four, seed=11, hands=1)
+    packed = base64.b64encode(gzip.compress(text.encode())).decode()
+    page.evaluate(
+        """data => {
+            const bytes = Uint8Array.from(atob(data), c => c.charCodeAt(0));
+            const file = new File([bytes], "mine.jsonl.gz", {type: "application/gzip"});
+            const transfer = new DataTransfer();
+            transfer.items.add(file);
+            const target = document.querySelector("#replay [data-role=table]");
+            for (const type of ["dragenter", "dragover", "drop"]) {
+                target.dispatchEvent(new DragEvent(type, {dataTransfer: transfer, bubbles: true,
+                                                          cancelable: true}));
+            }
+        }""",
+        packed,
+    )
+    page.wait_for_function(
+        "() => document.querySelector('#replay').replayViewer.doc?.game.players.length === 4"
+    )
+    assert position(page) == (1, len(text.splitlines()))  # a new game starts at its start
+    assert "north, east, south, west" in page.locator("#replay [data-role=summary]").inner_text()
+    status = page.locator("#replay [data-role=status]").inner_text()
+    assert status.endswith("from your file mine.jsonl.gz, not this match's log.")
+    assert page.locator("#replay .replay-seat").count() == 4
+    screenshot(page, "match-replay-own-file")
+
+    page.get_by_role("button", name="Back to this match's replay").click()
+    page.wait_for_function(
+        "() => document.querySelector('#replay').replayViewer.doc?.game.players.length === 3"
+    )
+    assert position(page)[1] == match_total
+    assert "alpha, beta, gamma" in page.locator("#replay [data-role=summary]").inner_text()
+    assert page.get_by_role("button", name="Back to this match's replay").is_hidden()
+
+
 def test_a_broken_server_answer_gives_a_message_not_a_blank_page(
     live_server: Any, page: Any, match: Match
 ) -> None:

@@ -260,7 +260,10 @@ def test_the_match_page_embeds_the_viewer(
     assert "/static/ladder/replay.js" in html and "/static/ladder/replay.css" in html
     assert 'aria-live="polite"' in html and 'role="alert"' in html
     assert 'aria-keyshortcuts="PageDown n"' in html
-    assert '<a href="/replay/">Open a log file</a>' in html  # for a log of the visitor's own
+    # A log of the visitor's own can be dropped here too; it is sent to the upload URL.
+    assert 'data-upload="/replay/upload.json"' in html and "data-replay-form" in html
+    assert 'name="csrfmiddlewaretoken"' in html and f'data-limit="{UPLOAD_LIMIT}"' in html
+    assert "Back to this match's replay" in html
     assert not EXTERNAL_URL.search(html)
     queued = Match.objects.create(ruleset="modern")
     assert "data-replay" not in client.get(f"/matches/{queued.pk}/").content.decode()
@@ -275,6 +278,7 @@ def test_the_open_a_log_page(client: Client) -> None:
     assert 'data-upload="/replay/upload.json"' in html
     assert f'data-limit="{UPLOAD_LIMIT}"' in html
     assert "Open a log file</a>" not in html  # this is the page
+    assert "Back to this match" not in html
     assert not EXTERNAL_URL.search(html)
 
 

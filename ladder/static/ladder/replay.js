@@ -165,6 +165,12 @@
   };
 
   Viewer.prototype.act = function (action) {
+    if (action === "back-to-match") {
+      // From a visitor's own file back to the match this page is about.
+      this.reset();
+      this.open("all");
+      return;
+    }
     var last = this.frames.length - 1;
     var pos = this.pos;
     var frames = this.frames;
@@ -208,12 +214,7 @@
     var request;
     var loaded = null;
     view = view === undefined ? this.view : String(view);
-    if (src) {
-      var url = src + (src.indexOf("?") < 0 ? "?" : "&") + "view=" + encodeURIComponent(view);
-      request = function () {
-        return fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" });
-      };
-    } else if (upload && this.file && this.docs.has(view)) {
+    if (upload && this.file && this.docs.has(view)) {
       loaded = Promise.resolve(this.docs.get(view));
     } else if (upload && this.file) {
       var file = this.file;
@@ -241,6 +242,11 @@
         }
         return doc;
       });
+    } else if (src) {
+      var url = src + (src.indexOf("?") < 0 ? "?" : "&") + "view=" + encodeURIComponent(view);
+      request = function () {
+        return fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" });
+      };
     } else {
       return Promise.resolve();
     }
@@ -257,7 +263,9 @@
         self.view = String(doc.view);
         self.setup();
         self.go(Math.min(self.pos, frames.length - 1));
-        self.status("Replay loaded: " + plural(frames.length, "event") + ".");
+        var own = self.file && self.root.getAttribute("data-src");
+        self.status("Replay loaded: " + plural(frames.length, "event") +
+          (own ? ", from your file " + (self.file.name || "") + ", not this match's log." : "."));
       }
     ).catch(function (err) {
       self.part("view").value = self.view;
@@ -306,6 +314,13 @@
     this.part("body").hidden = true;
     this.part("table").textContent = "";
     this.clearError();
+    this.showOwnFile(false);
+  };
+
+  /* On a match page, while a visitor's own file is shown: the way back to the match. */
+  Viewer.prototype.showOwnFile = function (shown) {
+    var back = this.part("own-file");
+    if (back) back.hidden = !shown;
   };
 
   Viewer.prototype.go = function (pos) {
@@ -493,6 +508,7 @@
       if (!file) return;
       // A new file replaces the game shown: if it fails, only its error is left on screen.
       viewer.reset();
+      viewer.showOwnFile(true);
       if (file.size > limit) {
         viewer.fail("This log cannot be replayed: the file is larger than " +
           Math.round(limit / 1048576) + " MiB.");
