@@ -157,6 +157,8 @@ def tournament_schedule_clock(tournament: Tournament) -> None:
 
     from django_celery_beat.models import ClockedSchedule, PeriodicTask
 
+    names = [f"tournament {tournament.pk} {step}" for step in ("open", "close", "start")]
+    before = set(PeriodicTask.objects.filter(name__in=names).values_list("clocked_id", flat=True))
     for step, when in (
         ("open", tournament.registration_opens),
         ("close", tournament.registration_closes),
@@ -173,6 +175,9 @@ def tournament_schedule_clock(tournament: Tournament) -> None:
                 "args": json.dumps([tournament.pk]),
             },
         )
+    # Times that moved leave clocks nobody uses (another tournament at the same moment may
+    # share one: those stay).
+    ClockedSchedule.objects.filter(pk__in=before, periodictask__isnull=True).delete()
 
 
 def _unschedule_clock(tournament: Tournament) -> None:

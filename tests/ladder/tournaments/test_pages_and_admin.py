@@ -129,6 +129,63 @@ def test_the_admin_creates_a_tournament_with_its_clock_and_moving_the_times_move
         "close": (closes + later, task, [t.pk], True, True),
         "start": (starts + later, task, [t.pk], True, True),
     }
+    # The clocks of the old times went with them.
+    from django_celery_beat.models import ClockedSchedule
+
+    assert set(ClockedSchedule.objects.values_list("clocked_time", flat=True)) == {
+        opens + later,
+        closes + later,
+        starts + later,
+    }
+
+
+def test_the_admin_fixes_the_rules_once_registration_opens_and_never_rearms_a_finished_clock(
+    client: Any, django_user_model: Any
+) -> None:
+    from django_celery_beat.models import PeriodicTask
+
+    admin = django_user_model.objects.create_superuser(username="root", password="pw")
+    client.force_login(admin)
+    now = timezone.now().replace(microsecond=0)
+    opens, closes, starts = (
+        now - timedelta(hours=1),
+        now + timedelta(hours=1),
+        now + timedelta(hours=2),
+    )
+    assert (
+        client.post(
+            "/admin/tournaments/tournament/add/", _admin_post(admin, opens, closes, starts)
+        ).status_code
+        == 302
+    )
+    t = Tournament.objects.get()
+    tournament_tick(tournament_id=t.pk)  # registration opens
+    t.refresh_from_db()
+    assert t.status == Tournament.Status.REGISTRATION
+    url = f"/admin/tournaments/tournament/{t.pk}/change/"
+    page = client.get(url).content.decode()
+    assert 'name="seats"' not in page and 'name="starts_at_0"' in page
+
+    form = _admin_post(admin, opens, closes + timedelta(minutes=5), starts)
+    form.update(name="Renamed cup", seats=6, format="swiss")
+    assert client.post(url, form).status_code == 302
+    t.refresh_from_db()
+    assert (t.name, t.seats, t.format) == ("Renamed cup", 3, "round_robin")
+    assert t.registration_closes == closes + timedelta(minutes=5)
+
+    tournament_cancel(tournament=t, user=admin, reason="rained off")
+    assert not PeriodicTask.objects.filter(
+        name__startswith=f"tournament {t.pk} ", enabled=True
+    ).exists()
+    page = client.get(url).content.decode()
+    assert 'name="starts_at_0"' not in page and 'name="name"' in page
+    form["name"] = "Cancelled cup"
+    assert client.post(url, form).status_code == 302
+    t.refresh_from_db()
+    assert t.name == "Cancelled cup" and t.status == Tournament.Status.CANCELLED
+    assert not PeriodicTask.objects.filter(
+        name__startswith=f"tournament {t.pk} ", enabled=True
+    ).exists()
 
 
 def _sections(page: str) -> dict[str, set[int]]:
