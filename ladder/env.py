@@ -49,6 +49,22 @@ def env_int(name: str, default: int) -> int:
         raise ImproperlyConfigured(f"{name}={value!r} is not an integer") from None
 
 
+def env_int_or_auto(name: str, default: int | None) -> int | None:
+    """A whole number of at least 0, or `auto` (None: the caller works it out)."""
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    if value.lower() == "auto":
+        return None
+    try:
+        number = int(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={value!r} is neither a whole number nor auto") from None
+    if number < 0:
+        raise ImproperlyConfigured(f"{name}={value!r} must not be negative")
+    return number
+
+
 def env_list(name: str, default: list[str]) -> list[str]:
     """Comma-separated values, blanks dropped; unset or empty gives `default`."""
     value = os.environ.get(name, "")

@@ -22,7 +22,8 @@
 | GRASS_SANDBOXED | true: bots run in the OS sandbox (false only on a machine without root) |
 | GRASS_MATCH_MAX_ATTEMPTS | 3: runs of one match before it is given up (failed for good) |
 | GRASS_MATCH_STALE_SECONDS | 1800: a match "running" longer than this lost its worker |
-| GRASS_MATCH_CAPACITY | 4 (2 per worker, 2 workers): most queued + running matches |
+| GRASS_MATCH_CAPACITY | `auto`: most queued + running matches; auto asks the live workers |
+| GRASS_MATCHES_PER_WORKER_PROCESS | 2: with auto capacity, matches allowed per worker process |
 | GRASS_LADDER_TABLES | `modern:2,...,modern:6,classic:4`: ruleset:seats of ladder games |
 | GRASS_DISABLE_AFTER_FORFEITS | 5: forfeits in a row that take a bot off the ladder (0: never) |
 | GRASS_VALIDATE_INLINE | false: uploads are validated by a Celery task (true: during the request) |
@@ -52,6 +53,7 @@ from ladder.env import (
     database_from_url,
     env_bool,
     env_int,
+    env_int_or_auto,
     env_json_object,
     env_ladder_tables,
     env_list,
@@ -276,9 +278,13 @@ GRASS_MATCH_MAX_ATTEMPTS = env_int("GRASS_MATCH_MAX_ATTEMPTS", 3)
 GRASS_MATCH_STALE_SECONDS = env_int("GRASS_MATCH_STALE_SECONDS", 30 * 60)
 """A match "running" for longer than this lost its worker (killed mid-match) and is requeued.
 It must exceed the longest real match, or a slow match would be played a second time."""
-GRASS_MATCH_CAPACITY = env_int("GRASS_MATCH_CAPACITY", 4)
-"""The matchmaker never lets queued + running matches exceed this: about 2 per worker, so a
-worker always finds the next match waiting and the queue never grows without bound."""
+GRASS_MATCH_CAPACITY = env_int_or_auto("GRASS_MATCH_CAPACITY", None)
+"""The matchmaker never lets queued + running matches exceed this. None (`auto`): ask the live
+workers how many processes they have (`ladder.matches.capacity`) and allow
+GRASS_MATCHES_PER_WORKER_PROCESS each, so a worker always finds its next match waiting, a
+worker host added or lost changes the flow within a minute, and with no worker up nothing
+is queued."""
+GRASS_MATCHES_PER_WORKER_PROCESS = env_int("GRASS_MATCHES_PER_WORKER_PROCESS", 2)
 GRASS_LADDER_TABLES = env_ladder_tables(
     "GRASS_LADDER_TABLES",
     ["modern:2", "modern:3", "modern:4", "modern:5", "modern:6", "classic:4"],

@@ -31,6 +31,7 @@ from engine.rules import RULESETS, Variants
 from ladder.bots.models import BotVersion
 from ladder.bots.selectors import bot_version_source
 from ladder.bots.services import bot_disable_if_failing
+from ladder.matches.capacity import match_capacity
 from ladder.matches.models import Match, MatchSeat
 from ladder.matches.selectors import (
     Candidate,
@@ -261,8 +262,9 @@ def matchmaker_fill(
     capacity: int | None = None,
     rng: random.Random | None = None,
 ) -> list[Match]:
-    """Queue matches until queued + running ones reach `capacity` (default
-    GRASS_MATCH_CAPACITY); returns the new matches, each sent to the workers after commit.
+    """Queue matches until queued + running ones reach `capacity` (default `match_capacity()`:
+    GRASS_MATCH_CAPACITY, or sized from the live workers); returns the new matches, each sent
+    to the workers after commit.
 
     Each match is built around the bot with the fewest games in the last 24 hours (ties broken
     at random by `rng`): the candidates are sorted by rating and the match takes the `seats`
@@ -276,7 +278,7 @@ def matchmaker_fill(
     if not 2 <= seats <= 6:
         raise ValueError(f"a match needs 2 to 6 seats, got {seats}")
     if capacity is None:
-        capacity = settings.GRASS_MATCH_CAPACITY
+        capacity = match_capacity()  # before the lock: asking the workers takes a moment
     rng = rng or random.Random()
     created: list[Match] = []
     with transaction.atomic():

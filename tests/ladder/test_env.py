@@ -13,6 +13,7 @@ from django.core.exceptions import ImproperlyConfigured
 from ladder.env import (
     database_from_url,
     env_bool,
+    env_int_or_auto,
     env_json_object,
     env_ladder_tables,
     env_list,
@@ -32,6 +33,23 @@ def test_helpers_read_values_and_defaults(monkeypatch: pytest.MonkeyPatch) -> No
     assert sqlite["ENGINE"] == "django.db.backends.sqlite3"
     postgres = database_from_url("X", "postgres://postgres@127.0.0.1:5432/grass")
     assert (postgres["ENGINE"], postgres["NAME"]) == ("django.db.backends.postgresql", "grass")
+
+
+def test_a_number_or_auto(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("X_CAP", raising=False)
+    assert env_int_or_auto("X_CAP", None) is None
+    assert env_int_or_auto("X_CAP", 3) == 3
+    monkeypatch.setenv("X_CAP", " Auto ")
+    assert env_int_or_auto("X_CAP", 3) is None
+    monkeypatch.setenv("X_CAP", "12")
+    assert env_int_or_auto("X_CAP", None) == 12
+    for bad, why in (
+        ("lots", "is neither a whole number nor auto"),
+        ("-1", "must not be negative"),
+    ):
+        monkeypatch.setenv("X_CAP", bad)
+        with pytest.raises(ImproperlyConfigured, match=f"X_CAP='{bad}' {why}"):
+            env_int_or_auto("X_CAP", None)
 
 
 def test_ladder_tables_are_ruleset_seat_pairs(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -169,3 +169,68 @@ def test_matches_have_a_queue_of_their_own_that_every_worker_takes() -> None:
     assert router.route({}, run_match.name)["queue"].name == "matches"
     assert router.route({}, progress_tournament.name)["queue"].name == "celery"
     assert {q.name for q in app.amqp.queues.consume_from.values()} == {"celery", "matches"}
+
+
+class FakeInspect:
+    """What `app.control.inspect(...).stats()` answers: one entry per worker that replied."""
+
+    def __init__(self, replies: dict[str, Any] | None) -> None:
+        self.replies = replies
+        self.asked = 0
+
+    def __call__(self, timeout: float) -> FakeInspect:
+        return self
+
+    def stats(self) -> dict[str, Any] | None:
+        self.asked += 1
+        return self.replies
+
+
+def test_auto_capacity_is_two_matches_per_live_worker_process(
+    bots: Any, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from django.core.cache import cache
+
+    from ladder.celery import app
+    from ladder.matches.capacity import match_capacity
+
+    settings.GRASS_MATCH_CAPACITY = None  # auto
+    cache.clear()
+    workers = FakeInspect(
+        {
+            "w1@a": {"pool": {"max-concurrency": 3}},
+            "w2@b": {"pool": {"max-concurrency": 2}},
+            "odd@c": {"pool": {}},  # no size given: counted as one process
+        }
+    )
+    monkeypatch.setattr(app.control, "inspect", workers)
+    assert match_capacity() == 2 * (3 + 2 + 1)
+    assert match_capacity() == 12 and workers.asked == 1  # the answer stands a while
+    settings.GRASS_MATCHES_PER_WORKER_PROCESS = 1
+    assert match_capacity() == 6
+
+    bots([1500] * 4)
+    assert len(matchmaker_fill(seats=2)) == 6
+    settings.GRASS_MATCH_CAPACITY = 7  # a fixed number wins over the workers' answer
+    assert len(matchmaker_fill(seats=2)) == 1
+
+
+def test_with_no_worker_answering_nothing_is_queued(
+    bots: Any, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from django.core.cache import cache
+
+    from ladder.celery import app
+
+    settings.GRASS_MATCH_CAPACITY = None
+    cache.clear()
+    monkeypatch.setattr(app.control, "inspect", FakeInspect(None))
+    bots([1500] * 4)
+    assert matchmaker_fill(seats=2) == []
+
+    def broker_down(timeout: float) -> Any:
+        raise ConnectionError("Error 111 connecting to 127.0.0.1:6379")
+
+    cache.clear()
+    monkeypatch.setattr(app.control, "inspect", broker_down)
+    assert matchmaker_fill(seats=2) == []
