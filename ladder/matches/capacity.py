@@ -17,10 +17,11 @@ from django.core.cache import cache
 
 log = logging.getLogger(__name__)
 
-CACHE_KEY = "grass:worker-processes"
 CACHE_SECONDS = 30
 """How long one answer stands: the matchmaker runs every few seconds, and a broadcast waits
 its full timeout for replies."""
+CACHE_SECONDS_NONE = 5
+"""...and how long "no worker answered" stands: a worker that has just started soon counts."""
 REPLY_SECONDS = 1.0
 
 
@@ -49,10 +50,12 @@ def match_capacity() -> int:
     fixed: int | None = settings.GRASS_MATCH_CAPACITY
     if fixed is not None:
         return fixed
-    processes = cache.get(CACHE_KEY)
+    # One answer per broker: hosts that share a cache directory may talk to other brokers.
+    key = f"grass:worker-processes:{settings.CELERY_BROKER_URL}"
+    processes = cache.get(key)
     if processes is None:
         processes = worker_processes()
         if processes == 0:
             log.warning("no Celery worker answered: the matchmaker queues nothing")
-        cache.set(CACHE_KEY, processes, CACHE_SECONDS)
+        cache.set(key, processes, CACHE_SECONDS if processes else CACHE_SECONDS_NONE)
     return int(processes) * int(settings.GRASS_MATCHES_PER_WORKER_PROCESS)

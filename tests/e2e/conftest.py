@@ -110,6 +110,8 @@ def celery_env(settings: object, tmp_path: Path, redis_ready: None) -> dict[str,
         "DATABASE_URL": url,
         "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,  # type: ignore[attr-defined]
         "MEDIA_ROOT": str(settings.MEDIA_ROOT),  # type: ignore[attr-defined]
+        # The workers' file cache (replays, the matchmaker's count of workers): this test's own.
+        "CACHE_DIR": str(tmp_path / "cache"),
         "GRASS_SANDBOXED": "true",
         "GRASS_VALIDATE_INLINE": "false",
         "PYTHONUNBUFFERED": "1",
