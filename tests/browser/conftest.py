@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.e2e.conftest import celery, celery_env, redis_ready  # noqa: F401  (fixtures)
 from tests.ladder.conftest import (  # noqa: F401  (fixtures used by this folder's tests)
     _remove_test_media,
     _unavailable,

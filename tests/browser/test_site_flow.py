@@ -1,14 +1,16 @@
 """The site as a new author meets it, in a real Chromium: sign up, create a bot, upload an
-example bot through the form (validated during the request), watch it play rated games (played
-in-process by the same service the workers call), open one of its matches and step through the
-replay, switch to a seat's view and find the other hands absent from the page, then the bot's
-rating chart; the leaderboard and a tournament page with their charts; a phone's width on each.
+example bot through the form (validated during the request), watch it play rated games (the
+matchmaker queues them, a real Celery worker plays them, the bot's page shows them arrive),
+open one of its matches and step through the replay, switch to a seat's view and find the
+other hands absent from the page, then the bot's rating chart; the leaderboard and a
+tournament page with their charts; a phone's width on each.
 Screenshots of every key page go to artifacts/screenshots/.
 """
 
 from __future__ import annotations
 
 import random
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -17,7 +19,7 @@ import pytest
 from bots.runner.botfiles import load_bot
 from ladder.bots.models import Bot, BotVersion
 from ladder.matches.models import Match
-from ladder.matches.services import match_create, match_run
+from ladder.matches.services import matchmaker_fill
 from tests.browser.conftest import foreign_requests
 from tests.ladder.conftest import sandbox_ready  # noqa: F401  (fixture)
 from tests.ladder.tournaments.conftest import (  # noqa: F401  (fixtures)
@@ -78,16 +80,22 @@ def sign_up_and_upload(page: Any, base: str) -> Bot:
     return bot
 
 
-def play_games(bot: Bot, opponents: list[BotVersion], games: int) -> list[Match]:
-    """Short rated games, played and rated by match_run as a worker would."""
-    mine = bot.versions.get()
-    played = []
-    for _ in range(games):
-        match = match_create(versions=[mine, *opponents], limits={"max_hands": 1})
-        played.append(match_run(match_id=match.pk))
-    assert all(m.status == Match.Status.FINISHED for m in played), [
-        m.failure_reason for m in played
-    ]
+def watch_it_play(page: Any, base: str, bot: Bot, celery: Any, games: int) -> list[Match]:
+    """The matchmaker queues `games` three-seat games (the only three bots), a real worker
+    plays and rates them, and the bot's page, reloaded as an author would, shows them."""
+    celery("worker", concurrency=2)
+    queued = matchmaker_fill(ruleset="modern", seats=3, capacity=games)
+    assert len(queued) == games
+    assert all(m.seats.filter(bot_version__bot=bot).exists() for m in queued)
+    page.goto(f"{base}/bots/{bot.pk}/")
+    finished = page.get_by_role("row").filter(has_text="finished")
+    deadline = time.monotonic() + 120
+    while finished.count() < games:
+        assert time.monotonic() < deadline, "the worker did not finish the games in 120 s"
+        page.wait_for_timeout(500)
+        page.reload()
+    played = [Match.objects.get(pk=m.pk) for m in queued]
+    assert all(m.status == Match.Status.FINISHED and m.rated for m in played)
     return played
 
 
@@ -98,6 +106,7 @@ def test_sign_up_upload_play_replay_and_chart(
     screenshot: Any,
     sandbox_ready: None,  # noqa: F811
     valid_version: Any,
+    celery: Any,
 ) -> None:
     base = live_server.url
     dialogs: list[str] = []
@@ -105,8 +114,9 @@ def test_sign_up_upload_play_replay_and_chart(
     bot = sign_up_and_upload(page, base)
 
     # Watch it play: two rated games against two random bots, then the leaderboard shows it.
-    opponents = [valid_version("rando", "random"), valid_version("<script>alert(1)</script>")]
-    matches = play_games(bot, opponents, 2)
+    valid_version("rando", "random")
+    valid_version("<script>alert(1)</script>")
+    matches = watch_it_play(page, base, bot, celery, 2)
     page.goto(f"{base}/")
     row = page.get_by_role("row").filter(has=page.get_by_role("link", name=BOT))
     assert row.get_by_role("cell").nth(4).inner_text() == "2"  # rated games
