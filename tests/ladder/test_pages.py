@@ -247,3 +247,11 @@ def test_pages_load_nothing_from_other_sites(
     anonymous = Client()
     for url in ("/login/", "/signup/", "/tournaments/", f"/tournaments/{tournament.pk}/"):
         assert not EXTERNAL_URL.search(anonymous.get(url).content.decode()), url
+
+
+def test_a_missing_page_is_the_sites_own_404(client: Client) -> None:
+    response = client.get("/no-such-page/")
+    assert response.status_code == 404
+    html = response.content.decode()
+    assert "<h1>Not found</h1>" in html and 'aria-label="Site"' in html
+    assert '<a class="skip" href="#content">' in html
