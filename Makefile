@@ -20,6 +20,9 @@ test:
 # nothing on disk is started with them, and stopped with them.
 run: export DEBUG = true
 run: export GRASS_VALIDATE_INLINE = true
+# One worker serves this site: when it starts, it takes back the matches that the last Ctrl-C
+# stopped mid-game (still "running") and those whose messages a restarted Redis lost.
+run: export GRASS_RECOVER_ON_WORKER_START = true
 run:
 	$(PYTHON) manage.py migrate --noinput
 	$(PYTHON) manage.py ladder_examples

@@ -40,6 +40,7 @@ command -v setpriv >/dev/null || need_apt+=(util-linux)
 # The ladder site: PostgreSQL (its tests run on it) and Redis (Celery's broker).
 command -v pg_ctlcluster >/dev/null || need_apt+=(postgresql)
 command -v redis-server >/dev/null || need_apt+=(redis-server)
+command -v make >/dev/null || need_apt+=(make)  # make run, make test
 # wrk: the load tool of the leaderboard latency benchmark (loopback HTTP).
 command -v wrk >/dev/null || need_apt+=(wrk)
 # nginx (with openssl for a throwaway certificate): the tests check deploy/nginx with `nginx -t`;

@@ -22,6 +22,7 @@
 | GRASS_SANDBOXED | true: bots run in the OS sandbox (false only on a machine without root) |
 | GRASS_MATCH_MAX_ATTEMPTS | 3: runs of one match before it is given up (failed for good) |
 | GRASS_MATCH_STALE_SECONDS | 1800: a match "running" longer than this lost its worker |
+| GRASS_RECOVER_ON_WORKER_START | false: a starting worker takes back running, queued matches |
 | GRASS_MATCH_CAPACITY | `auto`: most queued + running matches; auto asks the live workers |
 | GRASS_MATCHES_PER_WORKER_PROCESS | 2: with auto capacity, matches allowed per worker process |
 | GRASS_LADDER_TABLES | `modern:2,...,modern:6,classic:4`: ruleset:seats of ladder games |
@@ -278,6 +279,11 @@ GRASS_MATCH_MAX_ATTEMPTS = env_int("GRASS_MATCH_MAX_ATTEMPTS", 3)
 GRASS_MATCH_STALE_SECONDS = env_int("GRASS_MATCH_STALE_SECONDS", 30 * 60)
 """A match "running" for longer than this lost its worker (killed mid-match) and is requeued.
 It must exceed the longest real match, or a slow match would be played a second time."""
+GRASS_RECOVER_ON_WORKER_START = env_bool("GRASS_RECOVER_ON_WORKER_START", False)
+"""A worker that starts puts every "running" match back in the queue and sends every queued one
+again. Right only where one worker serves the site and nothing else was running (`make run`:
+Ctrl-C kills the matches in play, and a Redis started with the site kept no messages); with
+several workers it would take matches from the living."""
 GRASS_MATCH_CAPACITY = env_int_or_auto("GRASS_MATCH_CAPACITY", None)
 """The matchmaker never lets queued + running matches exceed this. None (`auto`): ask the live
 workers how many processes they have (`ladder.matches.capacity`) and allow

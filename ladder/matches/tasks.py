@@ -5,6 +5,12 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+from typing import Any
+
+from celery.signals import worker_ready
+from django.conf import settings
+
 from ladder.celery import app
 from ladder.matches.services import (
     match_requeue_stale,
@@ -32,3 +38,12 @@ def sweep_matches() -> None:
     match_requeue_stale()
     match_resend_lost()
     match_retry_failed()
+
+
+@worker_ready.connect
+def recover_on_worker_start(**_: Any) -> None:
+    """With GRASS_RECOVER_ON_WORKER_START (make run's one-worker site), take back at once what
+    the last stop left behind, instead of after GRASS_MATCH_STALE_SECONDS."""
+    if settings.GRASS_RECOVER_ON_WORKER_START:
+        match_resend_lost(older_than=timedelta(0))  # first: requeued ones are sent anyway
+        match_requeue_stale(older_than=timedelta(0))

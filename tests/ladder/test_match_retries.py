@@ -187,3 +187,31 @@ def test_a_match_queued_too_long_is_sent_again_once_per_period(
     with django_capture_on_commit_callbacks(execute=True):
         assert match_resend_lost(older_than=HOUR) == []  # its clock restarted
     assert Match.objects.get(pk=fresh.pk).status == Match.Status.QUEUED
+
+
+def test_a_starting_worker_takes_back_everything_only_when_told_to(
+    valid_version: Any,
+    sent: list[int],
+    settings: Any,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    """`make run` after a Ctrl-C: the match in play stays "running" and a queued one's message
+    may be gone with its Redis. With GRASS_RECOVER_ON_WORKER_START the next worker to start
+    takes both back at once; without it (production, many workers) it touches nothing."""
+    from ladder.matches.tasks import recover_on_worker_start
+
+    versions = [valid_version("a"), valid_version("b")]
+    cut_short = match_create(versions=versions)
+    _killed_worker(cut_short, ago=timedelta(seconds=2))
+    waiting = match_create(versions=versions)
+    sent.clear()
+
+    settings.GRASS_RECOVER_ON_WORKER_START = False
+    recover_on_worker_start()
+    assert sent == [] and Match.objects.get(pk=cut_short.pk).status == Match.Status.RUNNING
+
+    settings.GRASS_RECOVER_ON_WORKER_START = True
+    with django_capture_on_commit_callbacks(execute=True):
+        recover_on_worker_start()
+    assert Match.objects.get(pk=cut_short.pk).status == Match.Status.QUEUED
+    assert sorted(sent) == sorted([cut_short.pk, waiting.pk])
