@@ -30,7 +30,12 @@ def worker_processes(*, timeout: float = REPLY_SECONDS) -> int:
     from ladder.celery import app
 
     try:
-        replies: dict[str, Any] | None = app.control.inspect(timeout=timeout).stats()
+        # A connection of its own, closed here: collecting the replies leaves a blocking read
+        # pending on the connection, and a pooled one would carry it into every process forked
+        # later (which then hangs closing it).
+        with app.connection_for_write() as connection:
+            inspect = app.control.inspect(timeout=timeout, connection=connection)
+            replies: dict[str, Any] | None = inspect.stats()
     except Exception as exc:  # a broker that is down: no worker can be reached
         log.warning("could not ask the workers for their size: %s", exc)
         return 0

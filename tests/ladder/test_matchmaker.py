@@ -178,7 +178,7 @@ class FakeInspect:
         self.replies = replies
         self.asked = 0
 
-    def __call__(self, timeout: float) -> FakeInspect:
+    def __call__(self, timeout: float, connection: Any = None) -> FakeInspect:
         return self
 
     def stats(self) -> dict[str, Any] | None:
@@ -228,7 +228,7 @@ def test_with_no_worker_answering_nothing_is_queued(
     bots([1500] * 4)
     assert matchmaker_fill(seats=2) == []
 
-    def broker_down(timeout: float) -> Any:
+    def broker_down(timeout: float, connection: Any = None) -> Any:
         raise ConnectionError("Error 111 connecting to 127.0.0.1:6379")
 
     cache.clear()
