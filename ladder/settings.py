@@ -31,6 +31,7 @@
 | GRASS_VALIDATION_RESEND_SECONDS | 600: a version pending this long is sent to the workers again |
 | GRASS_SITE_URL | `http://127.0.0.1:8000`: the site's address, for links in webhooks and emails |
 | GRASS_REPLAY_UPLOADS_PER_HOUR | 60: logs one client may open at /replay/ per hour (0: no limit) |
+| GRASS_REPLAY_COMPUTES_PER_HOUR | 300: uncached match replays computed for one client per hour |
 | GRASS_WEBHOOK_ALLOW_PRIVATE | false: webhooks may reach private, loopback addresses (dev, tests) |
 | GRASS_WEBHOOK_ALLOWED_HOSTS | none: `host[:port]` patterns webhooks may reach even if private |
 | EMAIL_BACKEND | `django.core.mail.backends.console.EmailBackend` (SMTP: `...smtp.EmailBackend`) |
@@ -218,6 +219,10 @@ CACHES = {
         "OPTIONS": {"MAX_ENTRIES": 500},
     }
 }
+GRASS_REPLAY_COMPUTES_PER_HOUR = env_int("GRASS_REPLAY_COMPUTES_PER_HOUR", 300)
+"""Match replays (a match and a view) one client may have computed per hour; replays already
+in the cache are free, so only a client walking through hundreds of matches meets it (about
+40 matches with all seven views). 0 turns the limit off."""
 GRASS_REPLAY_UPLOADS_PER_HOUR = env_int("GRASS_REPLAY_UPLOADS_PER_HOUR", 60)
 """Logs one client may open at /replay/ in an hour (a client: a signed-in user, else an
 address); each costs up to several seconds of engine work. 0 turns the limit off."""

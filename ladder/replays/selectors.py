@@ -50,6 +50,14 @@ class ReplayError(ValueError):
         self.status = status
 
 
+class Throttled(ReplayError):
+    """Too much replaying asked by one client (ladder/replays/throttle.py)."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message, status=429)
+        self.retry_after = retry_after
+
+
 def parse_view(text: str | None) -> int | None:
     """The `view` parameter: "all" (or nothing) for every card face up, else a seat number."""
     if text in (None, "", "all"):
@@ -122,7 +130,13 @@ def _cached(key: str) -> bytes | None:
     return cached if isinstance(cached, bytes) else None
 
 
-def replay_gzip(*, digest: str, seat: int | None, load: Callable[[], bytes]) -> bytes:
+def replay_gzip(
+    *,
+    digest: str,
+    seat: int | None,
+    load: Callable[[], bytes],
+    before_compute: Callable[[], None] | None = None,
+) -> bytes:
     """The viewer's document as gzipped JSON, from the cache, else computed from `load()`
     (the log whose sha256 is `digest`) and cached: a log's frames take seconds to compute and
     never change. Raises as `replay_document`; errors are not cached.
@@ -130,7 +144,8 @@ def replay_gzip(*, digest: str, seat: int | None, load: Callable[[], bytes]) -> 
     The cache holds the gzipped bytes, which the view sends as they are: a 30-hand game is
     several megabytes of JSON but well under one gzipped. While one request computes a
     document, others asking for the same one wait for it (up to WAIT_SECONDS) rather than
-    compute it too: a match just finished may be opened by many at once.
+    compute it too: a match just finished may be opened by many at once. `before_compute`
+    runs only when this request is about to compute (a cache miss): it may raise Throttled.
     """
     key = replay_cache_key(digest=digest, seat=seat)
     cached = _cached(key)
@@ -149,6 +164,8 @@ def replay_gzip(*, digest: str, seat: int | None, load: Callable[[], bytes]) -> 
             if cached is not None:
                 return cached
     try:
+        if before_compute is not None:
+            before_compute()
         doc = replay_document(data=load(), seat=seat)
         packed = gzip.compress(json.dumps(doc, separators=(",", ":")).encode(), compresslevel=6)
         try:

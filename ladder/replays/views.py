@@ -24,14 +24,20 @@ from engine.log import LogError
 from ladder.replays.selectors import (
     UPLOAD_LIMIT,
     ReplayError,
+    Throttled,
     match_log_bytes,
     match_log_etag,
     parse_view,
     replay_gzip,
 )
-from ladder.replays.throttle import client_key, upload_wait
+from ladder.replays.throttle import client_key, compute_wait, upload_wait
 
 MIB = 1024 * 1024
+
+
+def _minutes(seconds: int) -> str:
+    minutes = -(-seconds // 60)
+    return f"{minutes} minute{'s' if minutes != 1 else ''}"
 
 
 def _error(message: str, status: int = 400) -> JsonResponse:
@@ -39,15 +45,24 @@ def _error(message: str, status: int = 400) -> JsonResponse:
 
 
 def _replay(
-    request: HttpRequest, digest: str, load: Callable[[], bytes], *, bad_log: int = 400
+    request: HttpRequest,
+    digest: str,
+    load: Callable[[], bytes],
+    *,
+    bad_log: int = 400,
+    before_compute: Callable[[], None] | None = None,
 ) -> HttpResponse:
     """The viewer's document as JSON (cached: `replay_gzip`), or {"error": ...} with
     `bad_log` for a log that does not replay."""
     try:
         seat = parse_view(request.GET.get("view") or request.POST.get("view"))
-        packed = replay_gzip(digest=digest, seat=seat, load=load)
+        packed = replay_gzip(digest=digest, seat=seat, load=load, before_compute=before_compute)
     except LogError as exc:
         return _error(str(exc), bad_log)
+    except Throttled as exc:
+        response = _error(str(exc), exc.status)
+        response["Retry-After"] = str(exc.retry_after)
+        return response
     except ReplayError as exc:
         return _error(str(exc), exc.status)
     # The cache holds the gzipped JSON: sent as it is to a browser that takes gzip (gzip_page
@@ -89,7 +104,17 @@ def match_replay_json(request: HttpRequest, match_id: int) -> HttpResponse:
             raise ReplayError("no finished match with that id", status=404)
         return data
 
-    response = _replay(request, sha, load, bad_log=422)
+    def charge() -> None:
+        wait = compute_wait(client=client_key(request))
+        if wait:
+            limit = settings.GRASS_REPLAY_COMPUTES_PER_HOUR
+            raise Throttled(
+                f"too many replays computed: at most {limit} an hour for one address or account "
+                f"(replays already computed are not counted); try again in {_minutes(wait)}",
+                retry_after=wait,
+            )
+
+    response = _replay(request, sha, load, bad_log=422, before_compute=charge)
     if response.status_code == 200:
         response["Cache-Control"] = "public, max-age=3600"
     return response
@@ -108,10 +133,9 @@ def upload_replay_json(request: HttpRequest) -> HttpResponse:
     wait = upload_wait(client=client_key(request))
     if wait:
         limit = settings.GRASS_REPLAY_UPLOADS_PER_HOUR
-        minutes = -(-wait // 60)
         response = _error(
             f"too many logs opened: at most {limit} an hour from one address or account; "
-            f"try again in {minutes} minute{'s' if minutes != 1 else ''}",
+            f"try again in {_minutes(wait)}",
             429,
         )
         response["Retry-After"] = str(wait)

@@ -396,6 +396,32 @@ def test_uploads_past_the_hourly_limit_are_refused(
     assert mine.status_code == 200
 
 
+def test_match_replays_computed_past_the_hourly_limit_are_refused_cached_ones_are_free(
+    client: Client, replayed: tuple[Match, str], settings: Any, computed: list[int | None]
+) -> None:
+    match, _ = replayed
+    settings.GRASS_REPLAY_COMPUTES_PER_HOUR = 2
+    url = f"/matches/{match.pk}/replay.json"
+    assert client.get(url).status_code == 200
+    assert client.get(url, {"view": "0"}).status_code == 200
+    refused = client.get(url, {"view": "1"})
+    assert refused.status_code == 429
+    error = refused.json()["error"]
+    assert error.startswith("too many replays computed: at most 2 an hour")
+    assert "(replays already computed are not counted)" in error
+    assert 0 < int(refused["Retry-After"]) <= 3600
+    assert computed == [None, 0]
+    # What is in the cache is served whatever the count, to this client and to others.
+    assert client.get(url, {"view": "0"}).status_code == 200
+    assert client.get(url).status_code == 200
+    other = Client(REMOTE_ADDR="198.51.100.7")
+    assert other.get(url, {"view": "1"}).status_code == 200  # a count of its own
+    assert client.get(url, {"view": "1"}).status_code == 200  # ...and now it is cached
+    assert computed == [None, 0, 1]
+    settings.GRASS_REPLAY_COMPUTES_PER_HOUR = 0  # no limit
+    assert client.get(url, {"view": "2"}).status_code == 200
+
+
 def test_a_log_longer_than_any_game_is_refused_unread(computed: list[int | None]) -> None:
     client, token = _csrf_client()
     lines = b'{"e":"x"}\n' * (LINE_LIMIT + 1)
