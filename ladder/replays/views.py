@@ -60,9 +60,9 @@ def _replay(
     except LogError as exc:
         return _error(str(exc), bad_log)
     except Throttled as exc:
-        response = _error(str(exc), exc.status)
-        response["Retry-After"] = str(exc.retry_after)
-        return response
+        refused = _error(str(exc), exc.status)
+        refused["Retry-After"] = str(exc.retry_after)
+        return refused
     except ReplayError as exc:
         return _error(str(exc), exc.status)
     # The cache holds the gzipped JSON: sent as it is to a browser that takes gzip (gzip_page
