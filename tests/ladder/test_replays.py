@@ -202,6 +202,12 @@ def test_an_uploaded_log_replays_like_a_stored_one(
     uploader, token = _csrf_client()
     gz = _upload(uploader, token, gzip.compress(text.encode()), "match.jsonl.gz", view="2")
     assert gz.status_code == 200 and gz.json() == stored
+    # The very file the site offers for download opens as the same replay.
+    download = client.get(f"/api/matches/{match.pk}/log/")
+    assert download.status_code == 200
+    downloaded = b"".join(download.streaming_content)
+    again = _upload(uploader, token, downloaded, f"match-{match.pk}.jsonl.gz", view="2")
+    assert again.status_code == 200 and again.json() == stored
     plain = _upload(uploader, token, text.encode(), "game-8.jsonl")
     assert plain.status_code == 200 and plain.json()["view"] == "all"
     # The raw file as the body, the token in the header, as a script would send it.
