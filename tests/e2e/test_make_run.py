@@ -185,6 +185,15 @@ def _ctrl_c(make: subprocess.Popen[bytes], tree: ProcessTree, tail: Callable[[],
     assert not survivors, f"alive after Ctrl-C: {survivors}\n{tail()}"
 
 
+def _kill(make: subprocess.Popen[bytes], tree: ProcessTree) -> None:
+    """Whatever is left of a run, killed (a failed test must not leave a site running)."""
+    if make.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(make.pid, signal.SIGKILL)
+    tree.kill_all()
+    make.wait(10)
+
+
 def _statuses(database: Path, ids: list[int]) -> dict[int, str]:
     with contextlib.closing(sqlite3.connect(database, timeout=10)) as db:
         marks = ",".join("?" * len(ids))
@@ -233,11 +242,7 @@ def test_make_run_rates_the_example_bots_within_a_minute_and_ctrl_c_stops_everyt
         for part in ("honcho", "runserver", "worker", "beat"):
             assert part in commands, commands
     finally:
-        if make.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(make.pid, signal.SIGKILL)
-        tree.kill_all()
-        make.wait(10)
+        _kill(make, tree)
 
     # Ctrl-C stops the matches in play (honcho signals the worker's pool too) and a Redis of
     # the run's own would forget the queued ones. The next `make run` takes them back at once
@@ -267,11 +272,7 @@ def test_make_run_rates_the_example_bots_within_a_minute_and_ctrl_c_stops_everyt
             time.sleep(0.5)
         _ctrl_c(again, tree, lambda: (tmp_path / "make-run-2.log").read_text()[-6000:])
     finally:
-        if again.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(again.pid, signal.SIGKILL)
-        tree.kill_all()
-        again.wait(10)
+        _kill(again, tree)
 
 
 def _wait_for_rated_examples(
