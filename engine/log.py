@@ -103,15 +103,18 @@ def game_from_header(header: Event) -> Game:
         raise LogError(
             1, f"log written by engine {header.get('engine')}, this is engine {ENGINE_VERSION}"
         )
-    try:
-        variants = Variants.from_dict(header.get("variants", {}))
-        if variants.lucky_or_not and str(header.get("engine", "")).startswith("1.0."):
+    written_by = str(header.get("engine", ""))
+    variants_given = header.get("variants")
+    if written_by.startswith("1.0.") and isinstance(variants_given, dict):
+        if variants_given.get("lucky_or_not"):
             raise LogError(
                 1,
-                f"log written by engine {header.get('engine')}, which drew Lucky or not's "
-                f"takes from the dealing stream; engine {ENGINE_VERSION} draws them apart, "
-                "so this game cannot be replayed here",
+                f"log written by engine {written_by}, which drew Lucky or not's takes from the "
+                f"dealing stream; engine {ENGINE_VERSION} draws them apart, so this game "
+                "cannot be replayed here",
             )
+    try:
+        variants = Variants.from_dict(header.get("variants", {}))
         players = header["players"]
         seed = header["seed"]
         if not isinstance(seed, int) or not isinstance(players, list):
