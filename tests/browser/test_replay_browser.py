@@ -63,6 +63,25 @@ def backs(page: Any, seat: int) -> int:
     return int(page.locator(f'[data-seat="{seat}"] [data-role=hand] .card.back').count())
 
 
+def drop_file(page: Any, selector: str, name: str, text: bytes) -> None:
+    """Drop `text`, gzipped, as the file `name` on the element at `selector`: the events a
+    browser fires when a file is dragged from the desktop and let go there."""
+    page.evaluate(
+        """([selector, name, data]) => {
+            const bytes = Uint8Array.from(atob(data), c => c.charCodeAt(0));
+            const file = new File([bytes], name, {type: "application/gzip"});
+            const transfer = new DataTransfer();
+            transfer.items.add(file);
+            const target = document.querySelector(selector);
+            for (const type of ["dragenter", "dragover", "drop"]) {
+                target.dispatchEvent(new DragEvent(type, {dataTransfer: transfer, bubbles: true,
+                                                          cancelable: true}));
+            }
+        }""",
+        [selector, name, base64.b64encode(gzip.compress(text)).decode()],
+    )
+
+
 def test_stepping_through_a_match_with_buttons_keys_and_slider(
     live_server: Any, page: Any, match: Match, screenshot: Any
 ) -> None:
@@ -268,22 +287,8 @@ def test_opening_a_local_log_and_refusing_a_tampered_one(
     event = json.loads(lines[number - 1])
     event["secret"]["card"] = "mexico" if event["secret"]["card"] != "mexico" else "panama"
     lines[number - 1] = json.dumps(event, separators=(",", ":"))
-    tampered = base64.b64encode(gzip.compress("\n".join(lines).encode())).decode()
     # Drop the file on the page, as a person dragging it from their desktop would.
-    page.evaluate(
-        """data => {
-            const bytes = Uint8Array.from(atob(data), c => c.charCodeAt(0));
-            const file = new File([bytes], "tampered.jsonl.gz", {type: "application/gzip"});
-            const transfer = new DataTransfer();
-            transfer.items.add(file);
-            const zone = document.querySelector("[data-replay-form]");
-            for (const type of ["dragenter", "dragover", "drop"]) {
-                zone.dispatchEvent(new DragEvent(type, {dataTransfer: transfer, bubbles: true,
-                                                        cancelable: true}));
-            }
-        }""",
-        tampered,
-    )
+    drop_file(page, "[data-replay-form]", "tampered.jsonl.gz", "\n".join(lines).encode())
     alert = page.get_by_role("alert")
     alert.wait_for()
     message = alert.inner_text()
@@ -300,21 +305,7 @@ def test_a_log_dropped_on_a_match_page_plays_there_and_the_match_comes_back(
     _, match_total = position(page)
     four = ["north", "east", "south", "west"]
     text = game_log(four, seed=11, hands=1)
-    packed = base64.b64encode(gzip.compress(text.encode())).decode()
-    page.evaluate(
-        """data => {
-            const bytes = Uint8Array.from(atob(data), c => c.charCodeAt(0));
-            const file = new File([bytes], "mine.jsonl.gz", {type: "application/gzip"});
-            const transfer = new DataTransfer();
-            transfer.items.add(file);
-            const target = document.querySelector("#replay [data-role=table]");
-            for (const type of ["dragenter", "dragover", "drop"]) {
-                target.dispatchEvent(new DragEvent(type, {dataTransfer: transfer, bubbles: true,
-                                                          cancelable: true}));
-            }
-        }""",
-        packed,
-    )
+    drop_file(page, "#replay [data-role=table]", "mine.jsonl.gz", text.encode())
     page.wait_for_function(
         "() => document.querySelector('#replay').replayViewer.doc?.game.players.length === 4"
     )

@@ -191,6 +191,11 @@ def _status(match_id: int) -> str:
     return str(_match(match_id).status)
 
 
+def _wait_recorded_once(match_id: int, *, what: str) -> None:
+    wait_until(lambda: _status(match_id) not in ("queued", "running"), timeout=120, what=what)
+    _assert_recorded_once(match_id)
+
+
 def _assert_recorded_once(match_id: int) -> None:
     """Finished after one claim, one rating change per seat, each bot rated for one game, the
     log stored with its checksum and replaying through the engine."""
@@ -248,12 +253,7 @@ def test_a_broker_restart_mid_match_loses_no_result_and_rates_once(
     # broker is played. Its message may wait for the reconnection (the retries back off).
     after = _match_between(valid_version, owner, ["r3", "r4", "r5"], slow=False)
     _send(private_redis, run_match, after.pk)
-    wait_until(
-        lambda: _status(after.pk) not in ("queued", "running"),
-        timeout=120,
-        what="a match sent after the restart",
-    )
-    _assert_recorded_once(after.pk)
+    _wait_recorded_once(after.pk, what="a match sent after the restart")
     # Nothing was played or rated twice: not the restarted match, not the new one.
     _assert_recorded_once(match.pk)
     assert worker.popen.poll() is None, worker.text()[-3000:]
@@ -295,10 +295,5 @@ def test_a_match_queued_when_the_broker_died_is_sent_again_by_the_sweep(
     # GRASS_MATCH_STALE_SECONDS and sends it again.
     _send(private_redis, sweep_matches)
     worker.wait_for(rf"sent again matches queued since before .*: \[{waiting.pk}\]", timeout=60)
-    wait_until(
-        lambda: _status(waiting.pk) not in ("queued", "running"),
-        timeout=120,
-        what="the match sent again",
-    )
-    _assert_recorded_once(waiting.pk)
+    _wait_recorded_once(waiting.pk, what="the match sent again")
     _assert_recorded_once(playing.pk)
