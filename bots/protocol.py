@@ -58,17 +58,44 @@ def act(request_id: int, observation: Message, bank_ms: int) -> Message:
 
 
 def parse_reply(line: bytes, expect: str, request_id: int | None = None) -> Message:
-    """Decode one reply line; raises ProtocolError saying what is wrong with it."""
+    """Decode one reply line; raises ProtocolError saying what is wrong with it, and nothing
+    else, whatever the bytes: a reply is a bot's move or a strike, never a runner crash.
+
+    `json.loads` raises more than JSONDecodeError on hostile input: RecursionError for deep
+    nesting (`[` x 200,000), ValueError for an integer of more than 4,300 digits (Python's
+    integer-string limit), UnicodeDecodeError, MemoryError. All of them are the bot's fault.
+    """
     try:
         message = json.loads(line)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ProtocolError(f"not JSON: {line[:80]!r} ({exc})") from None
+    except (ValueError, RecursionError, MemoryError) as exc:
+        raise ProtocolError(f"not JSON: {line[:80]!r} ({_why(exc)})") from None
     if not isinstance(message, dict):
         raise ProtocolError(f"not a JSON object: {line[:80]!r}")
     if message.get("type") != expect:
-        raise ProtocolError(f"expected a {expect!r} message, got type {message.get('type')!r}")
+        raise ProtocolError(f"expected a {expect!r} message, got type {shown(message.get('type'))}")
     if request_id is not None and message.get("id") != request_id:
-        raise ProtocolError(f"reply for request {message.get('id')!r}, expected {request_id}")
+        raise ProtocolError(f"reply for request {shown(message.get('id'))}, expected {request_id}")
     if expect == "action" and not isinstance(message.get("action"), str):
         raise ProtocolError("an 'action' message needs an 'action' string")
     return message
+
+
+def _why(exc: BaseException) -> str:
+    """A short, printable reason (an exception's text may quote the hostile input)."""
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    if isinstance(exc, MemoryError):
+        return "too large to decode"
+    return shown(str(exc), 120)
+
+
+def shown(value: object, limit: int = 80) -> str:
+    """`repr` of a value a bot sent, cut to `limit` characters, ASCII only and never raising:
+    safe in a log line, an error message or a database text field (no NUL, no lone
+    surrogate). Integers too long to print (Python refuses past 4,300 digits) are described."""
+    try:
+        text = ascii(value)
+    except ValueError:
+        bits = value.bit_length() if isinstance(value, int) else 0
+        text = f"<an integer of about {bits * 30103 // 100000} digits>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -10,7 +10,6 @@ with the log, so an edited log fails at the first line that disagrees.
 from __future__ import annotations
 
 import gzip
-import io
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -60,32 +59,43 @@ def write_log(game: Game, path: str | Path) -> Path:
     return path
 
 
-def _open_text(source: str | Path | IO[bytes]) -> IO[str]:
+def _read_bytes(source: str | Path | IO[bytes]) -> bytes:
     data = Path(source).read_bytes() if isinstance(source, (str, Path)) else source.read()
     if data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)
         except (OSError, EOFError) as exc:
             raise LogError(1, f"not a readable gzip file ({exc})") from None
-    try:
-        return io.StringIO(data.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise LogError(1, f"not UTF-8 text ({exc.reason})") from None
+    return data
 
 
 def iter_events(source: str | Path | IO[bytes]) -> Iterator[Event]:
-    """Parse a log (plain or gzip) into events; raises LogError naming the bad line."""
-    with _open_text(source) as text:
-        for number, line in enumerate(text, start=1):
-            if not line.strip():
-                raise LogError(number, "empty line")
-            try:
-                event = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise LogError(number, f"not JSON ({exc.msg})") from None
-            if not isinstance(event, dict) or "e" not in event:
-                raise LogError(number, "not an event object with an 'e' field")
-            yield event
+    """Parse a log (plain or gzip) into events; raises LogError naming the bad line, and
+    nothing else whatever the file holds (logs come from visitors too)."""
+    lines = _read_bytes(source).split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    for number, raw in enumerate(lines, start=1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise LogError(number, f"not UTF-8 text ({exc.reason})") from None
+        if not line.strip():
+            raise LogError(number, "empty line")
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise LogError(number, f"not JSON ({exc.msg})") from None
+        # json.loads raises these too: hostile input must still name its line.
+        except RecursionError:
+            raise LogError(number, "not JSON (nested too deeply)") from None
+        except ValueError:  # an integer past Python's 4,300-digit limit
+            raise LogError(number, "not JSON (a number too long to read)") from None
+        except MemoryError:
+            raise LogError(number, "not JSON (too large to decode)") from None
+        if not isinstance(event, dict) or "e" not in event:
+            raise LogError(number, "not an event object with an 'e' field")
+        yield event
 
 
 def read_log(source: str | Path | IO[bytes]) -> list[Event]:
@@ -140,9 +150,12 @@ def replay(events: Iterable[Event]) -> Game:
     by the bot runner: faults, strikes, forfeits) are commentary, not game events: they are
     skipped and not verified.
     """
-    numbered = [(n, e) for n, e in enumerate(events, start=1) if e.get("e") != "note"]
-    if not numbered:
+    events = list(events)
+    if not events:
         raise LogError(1, "the log is empty")
+    if events[0].get("e") != "header":
+        raise LogError(1, "the first line must be the header")
+    numbered = [(n, e) for n, e in enumerate(events, start=1) if e.get("e") != "note"]
     log = [e for _, e in numbered]
     line_of = [n for n, _ in numbered] + [numbered[-1][0] + 1]
     try:

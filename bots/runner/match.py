@@ -165,16 +165,17 @@ def play_match(
     notes: list[tuple[int, Event]] = []
 
     def note(seat: _Seat, kind: str, detail: str, **extra: Any) -> None:
-        event: Event = {"e": "note", "seat": seat.index, "kind": kind, "detail": detail[:2000]}
+        detail = storable(detail)[:2000]
+        event: Event = {"e": "note", "seat": seat.index, "kind": kind, "detail": detail}
         event.update(extra)
         notes.append((len(game.events), event))
-        seat.report.faults.append({"kind": kind, "detail": detail[:2000], **extra})
+        seat.report.faults.append({"kind": kind, "detail": detail, **extra})
 
     def forfeit(seat: _Seat, reason: str) -> None:
         if seat.report.forfeited:
             return
         seat.report.forfeited = True
-        seat.report.forfeit_reason = reason
+        seat.report.forfeit_reason = storable(reason)
         note(seat, "forfeit", reason)
         _stop(seat)
 
@@ -217,6 +218,13 @@ def play_match(
         events=events,
         duration_s=time.perf_counter() - started,
     )
+
+
+def storable(text: str) -> str:
+    """`text` with what no database text column takes made visible: NUL characters (a bot's
+    stderr may hold them) and lone surrogates. A fault's detail reaches PostgreSQL; a bot must
+    not be able to make recording its own loss fail."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\x00")
 
 
 def forfeit_ranks(totals: Sequence[int], forfeited: Sequence[bool]) -> list[int]:
@@ -366,7 +374,9 @@ def _decide(game: Game, seat: _Seat, tc: TimeControl, note: Any, forfeit: Any) -
                 continue  # a late answer to an earlier request: ignore it
             if reply_id != seat.request:
                 raise _Strike(
-                    "protocol", f"reply for request {reply_id!r}, expected {seat.request}"
+                    "protocol",
+                    f"reply for request {protocol.shown(parsed.get('id'))}, "
+                    f"expected {seat.request}",
                 )
             action = parsed["action"]
     except BotTimeout:
@@ -393,8 +403,8 @@ def _decide(game: Game, seat: _Seat, tc: TimeControl, note: Any, forfeit: Any) -
     _account(seat, tc, (time.perf_counter() - start) * 1000, cpu_before)
     _rest(seat)
     if action not in game.moves:
-        shown = action[:200]
-        return _strike(game, seat, tc, "illegal", f"illegal action {shown!r}", note, forfeit)
+        detail = f"illegal action {protocol.shown(action, 200)}"
+        return _strike(game, seat, tc, "illegal", detail, note, forfeit)
     return action
 
 
@@ -465,5 +475,5 @@ def _tell(seat: _Seat, message: dict[str, Any], forfeit: Any) -> None:
 
 def _stop(seat: _Seat) -> None:
     if seat.proc is not None and not seat.proc.closed:
-        seat.report.stderr = seat.proc.stderr_text()[-4000:]
+        seat.report.stderr = storable(seat.proc.stderr_text()[-4000:])
         seat.proc.close()

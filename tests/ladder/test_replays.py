@@ -248,6 +248,32 @@ def test_a_tampered_upload_is_refused_at_its_line(replayed: tuple[Match, str]) -
     assert missing.status_code == 400 and "choose a log file" in missing.json()["error"]
 
 
+@pytest.mark.parametrize(
+    ("bad", "reason"),
+    [
+        (b"[" * 100_000, "nested too deeply"),
+        (b'{"e":"act","seat":0,"action":' + b"9" * 5_000 + b"}", "a number too long"),
+        (b"\xff\xfe\xfd", "not UTF-8"),
+    ],
+)
+def test_a_hostile_line_is_a_400_naming_it(
+    replayed: tuple[Match, str], bad: bytes, reason: str
+) -> None:
+    """json.loads raises RecursionError and ValueError too; they answered 500."""
+    _, text = replayed
+    lines = [line.encode() for line in text.splitlines()]
+    lines[4] = bad
+    client, token = _csrf_client()
+    for name, data in [
+        ("t.jsonl", b"\n".join(lines)),
+        ("t.jsonl.gz", gzip.compress(b"\n".join(lines))),
+    ]:
+        response = _upload(client, token, data, name)
+        assert response.status_code == 400, response.content[:200]
+        error = response.json()["error"]
+        assert error.startswith("line 5: not ") and reason in error
+
+
 def test_oversized_and_bomb_uploads_are_refused() -> None:
     client, token = _csrf_client()
     big = _upload(client, token, b"x" * (UPLOAD_LIMIT + 1), "big.jsonl")
