@@ -24,6 +24,12 @@ MAX_UNPACKED_BYTES = 20 << 20
 MAX_MEMBERS = 500
 MAX_RATIO = 100
 """A member that would expand more than 100 times is treated as a zip bomb."""
+MAX_NAME_BYTES = 255
+"""Longest file or folder name (Linux's NAME_MAX)."""
+MAX_PATH_BYTES = 1024
+"""Longest path inside a bot: far below PATH_MAX (4096) once staged under the sandbox's home."""
+MAX_DEPTH = 16
+"""Most folders a path may be nested in."""
 
 
 class BadBot(ValueError):
@@ -54,7 +60,9 @@ def load_bot(spec: str | Path) -> BotSource:
     if path.is_dir():
         if not (path / "bot.py").is_file():
             raise BadBot(f"{text}: a bot folder needs a bot.py")
-        return BotSource(path.name, _read_folder(path))
+        files = _read_folder(path)
+        check_tree(text, files)
+        return BotSource(path.name, files)
     if path.suffix == ".py":
         data = path.read_bytes()
         return source_from_upload(path.stem, path.name, data)
@@ -81,6 +89,37 @@ def source_from_upload(name: str, filename: str, data: bytes) -> BotSource:
     if filename.endswith(".zip"):
         return BotSource(name, _read_zip(filename, data))
     raise BadBot(f"{filename}: upload a .py file or a .zip archive")
+
+
+def check_tree(where: str, files: dict[str, bytes]) -> None:
+    """Raise BadBot, naming the entry, unless `files` can be written out as a folder: every
+    path relative, made of real names (no `.`, `..`, empty or control-character parts, none
+    longer than MAX_NAME_BYTES), at most MAX_PATH_BYTES long and MAX_DEPTH deep, and no path
+    both a file and a folder (`a` beside `a/b`). Checked at upload, so a bot that passes is
+    one the sandbox can stage: a staging failure there once leaked whole sandboxes."""
+    for name in files:
+        parts = name.split("/")
+        encoded = name.encode("utf-8", "surrogateescape")
+        if name.startswith("/") or "\\" in name or ":" in name or ".." in parts:
+            raise BadBot(f"{where}: entry {name!r} points outside the archive")
+        if any(part in ("", ".") for part in parts):
+            raise BadBot(f"{where}: entry {name!r} has an empty or '.' part")
+        if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
+            raise BadBot(f"{where}: entry {name!r} has a control character in its name")
+        if len(encoded) > MAX_PATH_BYTES:
+            raise BadBot(f"{where}: entry {name[:60]!r}... is longer than {MAX_PATH_BYTES} bytes")
+        if any(len(part.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES for part in parts):
+            raise BadBot(
+                f"{where}: entry {name[:60]!r} has a name longer than {MAX_NAME_BYTES} bytes"
+            )
+        if len(parts) - 1 > MAX_DEPTH:
+            raise BadBot(f"{where}: entry {name[:60]!r} is nested deeper than {MAX_DEPTH} folders")
+    for name in files:
+        parts = name.split("/")
+        for depth in range(1, len(parts)):
+            folder = "/".join(parts[:depth])
+            if folder in files:
+                raise BadBot(f"{where}: {folder!r} is both a file and the folder of {name!r}")
 
 
 def _read_folder(folder: Path) -> dict[str, bytes]:
@@ -119,7 +158,10 @@ def _read_zip(filename: str, data: bytes) -> dict[str, bytes]:
             raise BadBot(f"{filename} unpacks to more than {MAX_UNPACKED_BYTES} bytes")
         if info.file_size > MAX_RATIO * max(info.compress_size, 1) and info.file_size > 1 << 16:
             raise BadBot(f"{filename}: entry {name!r} expands {info.file_size} bytes: a zip bomb?")
-        files[path.as_posix()] = _read_member(filename, archive, info)
+        if name in files:
+            raise BadBot(f"{filename}: entry {name!r} appears twice")
+        files[name] = _read_member(filename, archive, info)
+    check_tree(filename, files)
     if "bot.py" not in files:
         raise BadBot(f"{filename} has no bot.py at its top level")
     return files

@@ -26,7 +26,8 @@ from typing import Any
 from bots import protocol
 from bots.protocol import ProtocolError
 from bots.runner import sandbox
-from bots.runner.botfiles import BotSource
+from bots.runner.botfiles import BadBot, BotSource, check_tree
+from bots.runner.home import plain_runtime_dir
 from bots.runner.process import BotGone, BotProcess, BotTimeout, LineTooLong
 from bots.runner.sandbox import Box, Limits, SandboxUnavailable
 from engine import Variants, new_game, observe
@@ -249,25 +250,43 @@ def start_bot(
 ) -> tuple[BotProcess, Box | None, Path | None]:
     """Start one bot: in its own sandbox box, or (sandboxed=False) as a plain subprocess of
     the same interpreter and launcher. Returns the process, the box, and the plain folder to
-    remove afterwards."""
+    remove afterwards.
+
+    All or nothing: whatever fails on the way (the box, staging the files, the start)
+    releases everything made before it. Raises BadBot for files that cannot be staged (the
+    bot's fault: it did not start) and InfrastructureFault when the host cannot run it.
+    """
     if sandboxed:
         box = None
         try:
             box = Box.open(resources or Limits())
             box.stage(source.files)
             return box.start(), box, None
-        except SandboxUnavailable as exc:
+        except BaseException as exc:
             if box is not None:
                 box.destroy()
-            raise InfrastructureFault(f"sandbox unavailable: {exc}") from None
+            if isinstance(exc, SandboxUnavailable):
+                raise InfrastructureFault(f"sandbox unavailable: {exc}") from None
+            if isinstance(exc, OSError):
+                raise InfrastructureFault(f"cannot stage the bot's files: {exc}") from None
+            raise
+    check_tree(source.name, source.files)
     folder = Path(tempfile.mkdtemp(prefix="grass-plain-"))
-    for rel, data in source.files.items():
-        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
-        (folder / rel).write_bytes(data)
-    runtime = sandbox.runtime_dir()
-    python = sandbox.PYTHON if Path(sandbox.PYTHON).exists() else sys.executable
-    argv = [python, "-I", "-S", "-B", str(runtime / "launch.py"), str(folder), str(runtime / "lib")]
-    return BotProcess(argv, env={"PATH": "/usr/bin:/bin"}), None, folder
+    try:
+        for rel, data in source.files.items():
+            (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+            (folder / rel).write_bytes(data)
+        runtime = plain_runtime_dir()
+        python = sandbox.PYTHON if Path(sandbox.PYTHON).exists() else sys.executable
+        launch = [str(runtime / "launch.py"), str(folder), str(runtime / "lib")]
+        return (
+            BotProcess([python, "-I", "-S", "-B", *launch], env={"PATH": "/usr/bin:/bin"}),
+            None,
+            folder,
+        )
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
 
 
 def stop_bot(proc: BotProcess | None, box: Box | None, folder: Path | None) -> None:
@@ -291,9 +310,13 @@ def _start_all(
 ) -> None:
     """Start every bot at once, then wait for each `ready`: start-ups overlap."""
     for seat in seats:
-        seat.proc, seat.box, seat.plain_dir = start_bot(seat.source, sandboxed, resources)
+        try:
+            seat.proc, seat.box, seat.plain_dir = start_bot(seat.source, sandboxed, resources)
+        except BadBot as exc:
+            forfeit(seat, f"did not start: {exc}")
     for seat in seats:
-        assert seat.proc is not None
+        if seat.proc is None:
+            continue
         hello = protocol.hello(
             seat=seat.index,
             players=list(game.names),

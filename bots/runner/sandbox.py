@@ -11,27 +11,26 @@ started survives the match. `../shared/SANDBOX-NOTES.md` has the measurements be
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import os
 import resource
 import shutil
-import signal
 import subprocess
-import tempfile
-import time
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from bots.runner import cgroups, home
+from bots.runner.botfiles import check_tree
 from bots.runner.process import BotProcess
 
-CGROUP_ROOT = Path("/sys/fs/cgroup")
-CONTROLLERS = ("memory", "pids", "cpuacct", "freezer")
-UID_RANGE = range(64100, 65000)
 PYTHON = "/usr/bin/python3"
 HERE = Path(__file__).resolve().parent
-PROJECT = HERE.parent.parent
+UID_RANGE = home.UID_RANGE
+
+
+LAUNCH = (PYTHON, "-I", "-S", "-B", "/sandbox/launch.py", "/bot", "/sandbox/lib")
+"""The bot's command inside the box (on bwrap's command line: bwrap takes no command from
+`--args`). Only sandbox paths: it is what the box's pid 1 shows in /proc/1/cmdline."""
 
 
 class SandboxUnavailable(RuntimeError):
@@ -49,6 +48,9 @@ class Limits:
     pids: int = 16
     """Processes and threads in the box (the pids cgroup; RLIMIT_NPROC is not used: on these
     kernels its per-uid count leaked across quickly reused sandbox uids)."""
+    cpus: float = 1.0
+    """CPU bandwidth of the whole box (the cpu controller's quota): however many processes
+    it forks, a box never has more than one CPU, so it cannot slow the matches beside it."""
     cpu_seconds: int = 600
     """RLIMIT_CPU for the whole match: the kernel kills a bot past this."""
     file_size_mb: int = 8
@@ -77,22 +79,6 @@ def seccomp_program() -> bytes:
     return out.stdout
 
 
-@lru_cache(maxsize=1)
-def runtime_dir() -> Path:
-    """A neutral, world-readable copy of what bots may import: `engine` and the SDK."""
-    root = Path(tempfile.mkdtemp(prefix="grass-runtime-"))
-    lib = root / "lib"
-    skip = shutil.ignore_patterns("*.pyc", "__pycache__")
-    shutil.copytree(PROJECT / "engine", lib / "engine", ignore=skip)
-    shutil.copytree(PROJECT / "bots" / "sdk", lib / "bots" / "sdk", ignore=skip)
-    shutil.copy(PROJECT / "bots" / "protocol.py", lib / "bots" / "protocol.py")
-    (lib / "bots" / "__init__.py").write_text("")
-    shutil.copy(HERE / "launch.py", root / "launch.py")
-    for path in [root, *root.rglob("*")]:
-        path.chmod(0o755 if path.is_dir() else 0o644)
-    return root
-
-
 def check() -> None:
     """Raise SandboxUnavailable, saying why, if sandboxed bots cannot run on this machine."""
     if os.geteuid() != 0:
@@ -102,60 +88,76 @@ def check() -> None:
             raise SandboxUnavailable(f"{tool} is not installed (run deploy/setup.sh)")
     if not Path(PYTHON).exists():
         raise SandboxUnavailable(f"{PYTHON} (Debian's python3) is missing")
-    for controller in CONTROLLERS:
-        if not (CGROUP_ROOT / controller / "cgroup.procs").exists():
-            raise SandboxUnavailable(f"cgroup v1 controller {controller!r} is not mounted")
+    missing = cgroups.missing_controllers()
+    if missing:
+        raise SandboxUnavailable(f"cgroup v1 controllers not mounted: {', '.join(missing)}")
+    try:
+        home.ensure_home()
+    except OSError as exc:
+        raise SandboxUnavailable(str(exc)) from None
     seccomp_program()
 
 
-class Box:
-    """One bot's sandbox: its uid, cgroups and staged code. Create with `Box.open`."""
+def sweep() -> dict[str, int]:
+    """Remove every box a dead runner left on this host (see `bots.runner.home.sweep`)."""
+    check()
+    return home.sweep()
 
-    def __init__(self, uid: int, lock_fd: int, name: str, limits: Limits) -> None:
-        self.uid = uid
-        self.lock_fd = lock_fd
-        self.name = name
+
+class Box:
+    """One bot's sandbox: its uid, cgroups and staged code. Create with `Box.open`; `destroy`
+    releases all of it, and every failure on the way in destroys what was made."""
+
+    def __init__(self, claim: home.Claim, limits: Limits) -> None:
+        self.claim = claim
+        self.uid = claim.uid
         self.limits = limits
-        self.cgroups = {c: CGROUP_ROOT / c / "grass" / name for c in CONTROLLERS}
-        self.frozen = False
+        self.cgroup = cgroups.BoxCgroup(str(claim.uid))
         self.code_dir: Path | None = None
-        self._cpu_fd: int | None = None
 
     @classmethod
     def open(cls, limits: Limits) -> Box:
         check()
-        uid, lock_fd = _claim_uid()
-        box = cls(uid, lock_fd, f"box-{uid}-{os.getpid()}-{time.monotonic_ns() % 10**9}", limits)
         try:
-            for path in box.cgroups.values():
-                path.mkdir(parents=True, exist_ok=False)
-            mib = 1 << 20
-            _write(box.cgroups["memory"] / "memory.limit_in_bytes", limits.memory_mb * mib)
-            swap = box.cgroups["memory"] / "memory.memsw.limit_in_bytes"
-            if swap.exists():
-                _write(swap, limits.memory_mb * mib)
-            _write(box.cgroups["pids"] / "pids.max", limits.pids)
-            box._cpu_fd = os.open(box.cgroups["cpuacct"] / "cpuacct.usage", os.O_RDONLY)
+            claim = home.claim_uid()
+        except OSError as exc:
+            raise SandboxUnavailable(str(exc)) from None
+        box = cls(claim, limits)
+        try:
+            box.cgroup.create(
+                cgroups.CgroupLimits(memory_mb=limits.memory_mb, pids=limits.pids, cpus=limits.cpus)
+            )
         except OSError as exc:
             box.destroy()
-            raise SandboxUnavailable(f"cannot set up cgroups for a bot: {exc}") from None
+            raise SandboxUnavailable(str(exc)) from None
         return box
 
-    def stage(self, files: dict[str, bytes]) -> Path:
-        """Copy the bot's files into a directory only this box mounts."""
-        self.code_dir = Path(tempfile.mkdtemp(prefix="grass-bot-"))
-        for rel, data in files.items():
-            target = self.code_dir / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-        for path in [self.code_dir, *self.code_dir.rglob("*")]:
-            path.chmod(0o755 if path.is_dir() else 0o644)
-        return self.code_dir
+    @property
+    def frozen(self) -> bool:
+        return self.cgroup.frozen
 
-    def argv(self, seccomp_fd: int) -> list[str]:
-        runtime = runtime_dir()
-        assert self.code_dir is not None
-        limits = self.limits
+    def stage(self, files: dict[str, bytes]) -> Path:
+        """Copy the bot's files into the folder only this box mounts (root:uid, read-only to
+        the bot). Raises BadBot for files that cannot be a tree (see `botfiles.check_tree`),
+        OSError when the host cannot hold them; the caller destroys the box either way."""
+        check_tree("the bot", files)
+        folder = home.box_dir(self.uid)
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(mode=0o750)
+        self.code_dir = folder
+        for rel, data in files.items():
+            target = folder / rel
+            target.parent.mkdir(mode=0o750, parents=True, exist_ok=True)
+            target.write_bytes(data)
+        for path in [folder, *folder.rglob("*")]:
+            os.chown(path, 0, self.uid)
+            path.chmod(0o750 if path.is_dir() else 0o640)
+        return folder
+
+    def argv(self, args_fd: int, seccomp_fd: int) -> list[str]:
+        """The command that starts the box: setpriv drops to the box's uid, then bwrap reads
+        its own arguments from `args_fd` (`bwrap_args`), so the box's pid 1 shows no host
+        path in /proc/1/cmdline."""
         return [
             "setpriv",
             f"--reuid={self.uid}",
@@ -166,6 +168,19 @@ class Box:
             "--bounding-set=-all",
             "--",
             "bwrap",
+            "--args",
+            str(args_fd),
+            "--seccomp",
+            str(seccomp_fd),
+            "--",
+            *LAUNCH,
+        ]
+
+    def bwrap_args(self) -> list[str]:
+        runtime = home.runtime_dir()
+        assert self.code_dir is not None
+        limits = self.limits
+        return [
             "--unshare-all",
             "--die-with-parent",
             "--new-session",
@@ -193,18 +208,11 @@ class Box:
             "--remount-ro", "/dev",
             "--remount-ro", "/",
             "--chdir", "/tmp",
-            "--seccomp", str(seccomp_fd),
-            "--",
-            PYTHON, "-I", "-S", "-B", "/sandbox/launch.py", "/bot", "/sandbox/lib",
         ]  # fmt: skip
 
     def _preexec(self) -> None:
         """In the forked child, before exec: join the cgroups and set the rlimits."""
-        pid = str(os.getpid()).encode()
-        for path in self.cgroups.values():
-            fd = os.open(path / "cgroup.procs", os.O_WRONLY)
-            os.write(fd, pid)
-            os.close(fd)
+        self.cgroup.join_self()
         limits = self.limits
         mib = 1 << 20
         resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
@@ -215,123 +223,56 @@ class Box:
 
     def start(self) -> BotProcess:
         """Launch the staged bot in this box."""
-        read_end, write_end = os.pipe()
+        args = "".join(arg + "\0" for arg in self.bwrap_args()).encode()
+        fds: list[int] = []
         try:
-            os.write(write_end, seccomp_program())
-        finally:
-            os.close(write_end)
-        try:
+            for data in (args, seccomp_program()):
+                read_end, write_end = os.pipe()
+                fds.append(read_end)
+                try:
+                    os.write(write_end, data)  # both fit in a pipe's buffer (64 KiB)
+                finally:
+                    os.close(write_end)
             return BotProcess(
-                self.argv(read_end),
+                self.argv(*fds),
                 env={"PATH": "/usr/bin:/bin"},
-                pass_fds=(read_end,),
+                pass_fds=tuple(fds),
                 preexec_fn=self._preexec,
-                on_exit=self.kill_all,
+                on_exit=self.cgroup.kill_all,
             )
         except OSError as exc:
             raise SandboxUnavailable(f"cannot start the sandbox: {exc}") from None
         finally:
-            os.close(read_end)
+            for fd in fds:
+                os.close(fd)
 
     # ------------------------------------------------------------------ while running
 
     def cpu_ns(self) -> int:
         """CPU time used by every process in the box so far."""
-        assert self._cpu_fd is not None
-        return int(os.pread(self._cpu_fd, 32, 0))
+        return self.cgroup.cpu_ns()
 
     def memory_exceeded(self) -> bool:
-        """Whether the box ever hit its memory limit (to explain an OOM kill)."""
-        memory = self.cgroups["memory"]
-        try:
-            control = (memory / "memory.oom_control").read_text().split()
-            kills = dict(zip(control[::2], control[1::2], strict=False)).get("oom_kill", "0")
-            return int(kills) > 0 or int((memory / "memory.failcnt").read_text()) > 0
-        except (OSError, ValueError):
-            return False
+        return self.cgroup.memory_exceeded()
 
     def freeze(self) -> None:
-        if not self.frozen:
-            _write(self.cgroups["freezer"] / "freezer.state", "FROZEN")
-            self.frozen = True
+        self.cgroup.freeze()
 
     def thaw(self) -> None:
-        if self.frozen:
-            _write(self.cgroups["freezer"] / "freezer.state", "THAWED")
-            self.frozen = False
+        self.cgroup.thaw()
 
     def pids(self) -> list[int]:
-        try:
-            text = (self.cgroups["pids"] / "cgroup.procs").read_text()
-        except OSError:
-            return []
-        return [int(p) for p in text.split()]
+        return self.cgroup.pids()
 
     def kill_all(self) -> None:
-        """Freeze, SIGKILL every process in the box, thaw so the kills land, wait until empty."""
-        freezer = self.cgroups["freezer"]
-        if not freezer.exists():
-            return
-        try:
-            _write(freezer / "freezer.state", "FROZEN")
-            for pid in self.pids():
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-            _write(freezer / "freezer.state", "THAWED")
-        except OSError:
-            pass
-        self.frozen = False
-        deadline = time.monotonic() + 5
-        while self.pids() and time.monotonic() < deadline:
-            time.sleep(0.002)
+        self.cgroup.kill_all()
 
     def destroy(self) -> None:
-        """Kill everything, remove the cgroups and the staged code, release the uid."""
-        self.kill_all()
-        if self._cpu_fd is not None:
-            os.close(self._cpu_fd)
-            self._cpu_fd = None
-        for path in self.cgroups.values():
-            for _ in range(50):
-                try:
-                    path.rmdir()
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:
-                    time.sleep(0.01)
-        if self.code_dir is not None:
-            shutil.rmtree(self.code_dir, ignore_errors=True)
-            self.code_dir = None
-        if self.lock_fd >= 0:
-            os.close(self.lock_fd)
-            self.lock_fd = -1
-
-
-def _write(path: Path, value: object) -> None:
-    fd = os.open(path, os.O_WRONLY)
-    try:
-        os.write(fd, str(value).encode())
-    finally:
-        os.close(fd)
-
-
-_next_uid = 0
-
-
-def _claim_uid() -> tuple[int, int]:
-    """A uid no other live box on this machine uses, held by an flock until released."""
-    locks = Path(tempfile.gettempdir()) / "grass-uids"
-    locks.mkdir(mode=0o700, exist_ok=True)
-    global _next_uid
-    start = (os.getpid() * 7 + _next_uid) % len(UID_RANGE)
-    _next_uid += 1  # walk the range: a uid is not reused the moment its box is gone
-    for offset in range(len(UID_RANGE)):
-        uid = UID_RANGE[(start + offset) % len(UID_RANGE)]
-        fd = os.open(locks / str(uid), os.O_CREAT | os.O_RDWR, 0o600)
+        """Kill everything, remove the cgroups and the staged code, release the uid. Safe to
+        call twice; the uid is released last, so no other box can claim it half-cleaned."""
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return uid, fd
-        except BlockingIOError:
-            os.close(fd)
-    raise SandboxUnavailable("no free sandbox uid: too many bots running on this machine")
+            self.cgroup.remove()
+            shutil.rmtree(home.box_dir(self.uid), ignore_errors=True)
+            self.code_dir = None
+        finally:
+            self.claim.release()

@@ -5,12 +5,14 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import timedelta
 from typing import Any
 
 from celery.signals import worker_ready
 from django.conf import settings
 
+from bots.runner import sandbox
 from ladder.celery import app
 from ladder.matches.services import (
     match_requeue_stale,
@@ -19,6 +21,8 @@ from ladder.matches.services import (
     match_run,
     matchmaker_run,
 )
+
+logger = logging.getLogger(__name__)
 
 
 # acks_late: a worker that dies mid-match leaves the message to be delivered again; match_run
@@ -47,3 +51,18 @@ def recover_on_worker_start(**_: Any) -> None:
     if settings.GRASS_RECOVER_ON_WORKER_START:
         match_resend_lost(older_than=timedelta(0))  # first: requeued ones are sent anyway
         match_requeue_stale(older_than=timedelta(0))
+
+
+@worker_ready.connect
+def sweep_sandbox_on_worker_start(**_: Any) -> None:
+    """Remove the boxes a dead worker on this host left (processes, cgroups, staged code: see
+    `bots.runner.home.sweep`), so a host that lost workers does not run out of sandboxes."""
+    if not settings.GRASS_SANDBOXED:
+        return
+    try:
+        removed = sandbox.sweep()
+    except sandbox.SandboxUnavailable as exc:
+        logger.error("the bot sandbox cannot run on this worker: %s", exc)
+        return
+    if any(removed.values()):
+        logger.warning("removed what dead runners left on this host: %s", removed)

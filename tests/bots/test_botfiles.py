@@ -143,3 +143,45 @@ def test_a_member_that_lies_about_its_size_is_refused(method: int) -> None:
     # Even with a CRC that matches its declared part, nothing past it is decompressed.
     lying = declare_size(honest, "helper.py", 100, crc_of=body[:100])
     assert source_from_upload("z", "z.zip", lying).files["helper.py"] == body[:100]
+
+
+def _zip_raw(names: list[str]) -> bytes:
+    """A zip whose entries are named exactly so (zipfile would keep duplicates and odd names)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("bot.py", b"pass\n")
+        for name in names:
+            archive.writestr(zipfile.ZipInfo(name), b"x")
+    return buffer.getvalue()
+
+
+@pytest.mark.filterwarnings("ignore:Duplicate name")
+@pytest.mark.parametrize(
+    ("names", "reason"),
+    [
+        (["a", "a/b"], "is both a file and the folder of"),
+        (["bot.py/x"], "is both a file and the folder of"),
+        (["lib/a", "lib/a/b/c"], "is both a file and the folder of"),
+        (["."], "an empty or '.' part"),
+        (["./helper.py"], "an empty or '.' part"),
+        (["a//b"], "an empty or '.' part"),
+        (["x" * 300], "a name longer than 255 bytes"),
+        (["é" * 200], "a name longer than 255 bytes"),
+        (["/".join(["d" * 200] * 20)], "longer than 1024 bytes"),
+        (["/".join("d" * 17) + "/f"], "nested deeper than 16 folders"),
+        (["helper.py", "helper.py"], "appears twice"),
+        (["a\x01b"], "control character"),
+    ],
+    ids=lambda v: v if isinstance(v, str) else repr(v)[:30],
+)
+def test_zips_that_cannot_be_staged_are_refused_naming_the_entry(
+    names: list[str], reason: str
+) -> None:
+    """Each of these passed the old checks and then failed when staged, leaking the box."""
+    with pytest.raises(BadBot, match=reason):
+        source_from_upload("z", "z.zip", _zip_raw(names))
+
+
+def test_check_tree_accepts_ordinary_trees() -> None:
+    botfiles.check_tree("t", {"bot.py": b"", "lib/a.py": b"", "lib/b/c.py": b"", "a.b": b""})
+    botfiles.check_tree("t", {"/".join("d" * 16) + "/f": b""})

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from bots.runner import sandbox
+from bots.runner import home
 from bots.runner.botfiles import BotSource, load_bot
 from bots.runner.match import MatchResult, SeatReport, TimeControl, play_match
 from bots.runner.sandbox import Limits
@@ -145,15 +145,9 @@ def denied(outcome: dict[str, Any]) -> bool:
     return "err" in outcome and "ok" not in outcome
 
 
-def leftover_boxes() -> list[Path]:
-    """Cgroup directories of boxes this test process opened that still exist."""
-    mine = f"-{os.getpid()}-"
-    return [
-        path
-        for controller in sandbox.CONTROLLERS
-        for path in (sandbox.CGROUP_ROOT / controller / "grass").glob("box-*")
-        if mine in path.name
-    ]
+def leftover_boxes() -> list[int]:
+    """Uids whose box (cgroups, staged code) exists with no live box holding the uid."""
+    return home.leftovers()
 
 
 def host_processes_with(marker: str) -> list[int]:
@@ -306,7 +300,7 @@ def test_the_runner_environment_and_project_are_invisible(
 ) -> None:
     secret = f"grass-secret-{uuid.uuid4().hex}"
     monkeypatch.setenv("GRASS_SECRET", secret)
-    project = str(sandbox.PROJECT)
+    project = str(home.PROJECT)
     bot = hostile(
         """
         import importlib

@@ -1,0 +1,150 @@
+"""Sandbox resources are released on every path: a failing stage, a bot that crashes, a start
+that fails, a runner killed mid-match. What is left is counted before and after: cgroups, uid
+locks, file descriptors, staged folders and temporary folders.
+
+Before the fix, staging a zip that held both `a` and `a/b` raised FileExistsError after the box
+was made, and nothing destroyed it: each attempt leaked four cgroups, two file descriptors, a
+locked uid and a folder, until the host could start no bot at all.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from bots.runner import home, sandbox
+from bots.runner.botfiles import BadBot, BotSource, load_bot
+from bots.runner.match import InfrastructureFault, TimeControl, play_match, start_bot, stop_bot
+from bots.runner.sandbox import Box
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def open_fds() -> set[str]:
+    return set(os.listdir("/proc/self/fd"))
+
+
+def old_layout_folders() -> list[Path]:
+    """Folders only the runner before this layout made (it never removed them)."""
+    tmp = Path("/tmp")
+    return [*tmp.glob("grass-bot-*"), *tmp.glob("grass-runtime-*")]
+
+
+def crashing() -> BotSource:
+    return BotSource("crash", {"bot.py": b"import os\nos._exit(3)\n"})
+
+
+def unstageable() -> BotSource:
+    return BotSource("bad", {"bot.py": b"pass\n", "a": b"", "a/b": b""})
+
+
+def killed_runner() -> int:
+    """A runner process that starts a bot in a box, then is SIGKILLed; returns the box's uid."""
+    script = textwrap.dedent(
+        """
+        import sys, time
+        from bots.runner.botfiles import load_bot
+        from bots.runner.match import start_bot
+        proc, box, _ = start_bot(load_bot("random"), True)
+        print(box.uid, flush=True)
+        time.sleep(600)
+        """
+    )
+    runner = subprocess.Popen(
+        [sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert runner.stdout is not None
+        uid = int(runner.stdout.readline())
+    finally:
+        runner.send_signal(signal.SIGKILL)
+        runner.wait()
+    return uid
+
+
+def test_no_start_leaks_on_any_path(sandbox_ready: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    sandbox.sweep()
+    fds_before = open_fds()
+    old_before = old_layout_folders()
+    real_chown = os.chown
+
+    def disk_full(*args: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    for _ in range(6):
+        # A stage that fails on the bot's files: the bot's fault, nothing left behind.
+        with pytest.raises(BadBot, match="is both a file and the folder"):
+            start_bot(unstageable(), True)
+        # A stage that fails on the host (disk full half-way): an infrastructure fault.
+        monkeypatch.setattr(os, "chown", disk_full)
+        with pytest.raises(InfrastructureFault, match="No space left"):
+            start_bot(load_bot("random"), True)
+        monkeypatch.setattr(os, "chown", real_chown)
+        # A start that fails after staging.
+        monkeypatch.setattr(Box, "start", lambda self: (_ for _ in ()).throw(OSError("no exec")))
+        with pytest.raises(InfrastructureFault):
+            start_bot(load_bot("random"), True)
+        monkeypatch.undo()
+        # A bot that crashes at once, and a whole match with one.
+        proc, box, folder = start_bot(crashing(), True)
+        stop_bot(proc, box, folder)
+        match = play_match(
+            [crashing(), load_bot("random")],
+            limits={"max_hands": 1},
+            time_control=TimeControl(startup_ms=5_000),
+        )
+        assert match.seats[0].forfeited and not match.seats[1].forfeited
+        # An unstageable bot in a match: it did not start, the match still finishes.
+        match = play_match([unstageable(), load_bot("random")], limits={"max_hands": 1})
+        assert match.seats[0].forfeit_reason.startswith("did not start: ")
+
+    assert home.leftovers() == []
+    killed = sorted(killed_runner() for _ in range(3))
+    # A killed runner's boxes outlive it (nothing of it ran to clean up) until the sweep.
+    assert set(killed) <= set(home.leftovers())
+    removed = sandbox.sweep()
+    assert removed["boxes"] >= len(killed)
+    assert home.leftovers() == []
+    for uid in killed:
+        assert not (home.HOME / "boxes" / str(uid)).exists()
+        assert not any(
+            (Path("/sys/fs/cgroup") / c / "grass" / str(uid)).exists()
+            for c in ("memory", "pids", "freezer")
+        )
+    assert open_fds() == fds_before
+    assert old_layout_folders() == old_before
+
+
+def test_a_claimed_uid_starts_clean(sandbox_ready: None) -> None:
+    """A uid whose dead box was never swept is cleaned by the next box that claims it."""
+    uid = killed_runner()
+    claim = None
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:  # claim exactly that uid (the range is walked)
+        claim = home.claim_uid()
+        if claim.uid == uid:
+            break
+        claim.release()
+        claim = None
+    assert claim is not None, "could not claim the dead box's uid again"
+    try:
+        assert not (home.HOME / "boxes" / str(uid)).exists()
+        assert uid not in home.leftovers()
+    finally:
+        claim.release()
+
+
+def test_one_runtime_copy_per_code_version(sandbox_ready: None) -> None:
+    first = home.runtime_dir()
+    assert home.runtime_dir() == first
+    assert first.parent == home.HOME and (first / "launch.py").is_file()
+    assert oct(first.stat().st_mode & 0o777) == "0o755"
+    assert os.path.ismount(home.HOME)
