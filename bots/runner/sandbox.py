@@ -182,6 +182,10 @@ class Box:
         limits = self.limits
         return [
             "--unshare-all",
+            # A second line behind the seccomp filter: the box's user namespace allows no
+            # nested one (bwrap needs --unshare-user spelled out for this).
+            "--unshare-user",
+            "--disable-userns",
             "--die-with-parent",
             "--new-session",
             "--clearenv",

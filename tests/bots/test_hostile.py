@@ -1001,6 +1001,56 @@ def test_signals_and_ptrace_are_denied_or_harmless(sandbox_ready: None) -> None:
     assert match.seats[0].decisions > 0
 
 
+# ---------------------------------------------------------------------------- 15b. namespaces
+
+
+def test_no_new_namespace_or_mount_by_any_way_in(sandbox_ready: None) -> None:
+    """The attack that worked: clone3 (whose flags the filter cannot see) made a user namespace
+    with every capability inside, and the new mount API mounted there. Every way in fails."""
+    bot = hostile(
+        """
+        import ctypes, errno
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.syscall.restype = ctypes.c_long
+
+
+        def call(nr, *args):
+            ctypes.set_errno(0)
+            conv = [ctypes.c_char_p(a) if isinstance(a, bytes) else ctypes.c_long(a) for a in args]
+            r = libc.syscall(ctypes.c_long(nr), *conv)
+            if r == 0 and nr in (56, 435):
+                os._exit(0)  # a child that got through: the parent reports it
+            return "ok" if r >= 0 else errno.errorcode.get(ctypes.get_errno(), "?")
+
+
+        clone_args = (ctypes.c_uint64 * 11)(0x10000000, 0, 0, 0, 17, 0, 0, 0, 0, 0, 0)
+        found = {
+            "clone3_newuser": call(435, ctypes.addressof(clone_args), 88),
+            "clone_newuser": call(56, 0x10000000 | 17, 0, 0, 0, 0),
+            "clone_newns": call(56, 0x20000 | 17, 0, 0, 0, 0),
+            "unshare_newuser": call(272, 0x10000000),
+            "unshare_newns": call(272, 0x20000),
+            "setns": call(308, os.open("/proc/self/ns/user", os.O_RDONLY), 0),
+            "mount": call(165, b"none", b"/tmp", b"tmpfs", 0, 0),
+            "fsopen": call(430, b"tmpfs", 0),
+            "open_tree": call(428, -100, b"/tmp", 1),
+            "mount_setattr": call(442, -100, b"/tmp", 0, 0, 0),
+            "uid_map": attempt(lambda: open("/proc/self/uid_map").read()),
+        }
+        report(**found)
+        run(Quiet())
+        """
+    )
+    match = play(bot)
+    found = findings(match.seats[0])
+    assert found.pop("clone3_newuser") == "ENOSYS"
+    uid_map = found.pop("uid_map")
+    assert all(answer == "EPERM" for answer in found.values()), found
+    assert "ok" in uid_map  # one uid mapped: the box's own, with no capability outside
+    assert_finished(match, attacker_forfeits=False)
+
+
 # ---------------------------------------------------------------------------- 16. leftovers
 
 
