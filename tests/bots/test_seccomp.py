@@ -26,7 +26,9 @@ PROBE = textwrap.dedent(
 
     libc = ctypes.CDLL(None, use_errno=True)
     libc.syscall.restype = ctypes.c_long
-    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong]
+    libc.prctl.argtypes = [
+        ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong
+    ]
 
     class SockFprog(ctypes.Structure):
         _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
@@ -91,9 +93,11 @@ PROBE = textwrap.dedent(
     found["listmount"] = call(458, 0, 0, 0, 0)
     fd = os.open(shared, os.O_RDWR)
     found["flock"] = call(73, fd, fcntl.LOCK_EX)
-    for name, command in {"F_SETLK": 6, "F_GETLK": 5, "F_OFD_SETLK": 37, "F_SETLEASE": 1024, "F_NOTIFY": 1026}.items():
-        lock = ctypes.create_string_buffer(32)
-        found["fcntl_" + name] = call(72, fd, command, ctypes.addressof(lock) if command < 1024 else 0)
+    commands = {"F_SETLK": 6, "F_GETLK": 5, "F_OFD_SETLK": 37, "F_SETLEASE": 1024,
+                "F_NOTIFY": 1026}
+    for name, command in commands.items():
+        lock = ctypes.addressof(ctypes.create_string_buffer(32)) if command < 1024 else 0
+        found["fcntl_" + name] = call(72, fd, command, lock)
     found["inotify_init1"] = call(294, 0)
     found["fanotify_init"] = call(300, 0, 0)
     found["sysinfo"] = call(99, ctypes.addressof(ctypes.create_string_buffer(128)))
