@@ -33,6 +33,41 @@ LAUNCH = (PYTHON, "-I", "-S", "-B", "/sandbox/launch.py", "/bot", "/sandbox/lib"
 `--args`). Only sandbox paths: it is what the box's pid 1 shows in /proc/1/cmdline."""
 
 
+PROC_ALLOWED = frozenset({"self", "thread-self", "mounts", "net"})
+"""The only top-level names of /proc a box sees besides its own processes' folders. Every
+other one is host-wide, and many are counters that one box can move and another read (the
+host's ptys, open files, inodes, memory, processes, load, interrupts, locks): channels
+between boxes. They are covered: a file by an empty one, a folder by an empty tmpfs. Which
+names exist is read from the host's /proc, so a newer kernel's new files are covered too."""
+DEVICES = ("null", "zero", "full", "random", "urandom")
+"""The only device nodes in a box. No /dev/ptmx or /dev/pts: a pty is counted host-wide
+(/proc/sys/kernel/pty/nr), and a box has no use for one."""
+
+
+def hide_host_proc(empty: Path) -> list[str]:
+    """bwrap arguments that cover every top-level /proc name outside PROC_ALLOWED."""
+    args: list[str] = []
+    for name in sorted(os.listdir("/proc")):
+        if name.isdigit() or name in PROC_ALLOWED:
+            continue
+        target = f"/proc/{name}"
+        if os.path.isdir(target):
+            args += ["--tmpfs", target, "--remount-ro", target]
+        else:
+            args += ["--ro-bind", str(empty), target]
+    return args
+
+
+def minimal_dev() -> list[str]:
+    """A /dev of DEVICES, the standard stream links and /dev/shm's mount point."""
+    args = ["--tmpfs", "/dev"]
+    for name in DEVICES:
+        args += ["--dev-bind", f"/dev/{name}", f"/dev/{name}"]
+    for index, name in enumerate(("stdin", "stdout", "stderr")):
+        args += ["--symlink", f"/proc/self/fd/{index}", f"/dev/{name}"]
+    return [*args, "--symlink", "/proc/self/fd", "/dev/fd", "--dir", "/dev/shm"]
+
+
 class SandboxUnavailable(RuntimeError):
     """The sandbox cannot start here; a bot must then not run at all (infrastructure fault)."""
 
@@ -199,7 +234,8 @@ class Box:
             "--symlink", "usr/lib", "/lib",
             "--symlink", "usr/lib64", "/lib64",
             "--proc", "/proc",
-            "--dev", "/dev",
+            *hide_host_proc(runtime / "empty"),
+            *minimal_dev(),
             "--size", str(limits.scratch_mb << 20),
             "--tmpfs", "/tmp",
             "--ro-bind", str(runtime / "lib"), "/sandbox/lib",
