@@ -6,6 +6,8 @@ URL's class only combines the two operations' classes (`BotsApi(BotListApi, BotC
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.http import FileResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
@@ -22,22 +24,47 @@ from rest_framework.views import APIView
 from bots.runner.botfiles import BadBot, upload_limit
 from ladder.accounts.selectors import signed_in_user
 from ladder.bots.models import Bot, BotVersion
-from ladder.bots.selectors import bot_list, bot_version_summary, bot_versions
+from ladder.bots.selectors import (
+    bot_errors_visible,
+    bot_list,
+    bot_version_summary,
+    bot_versions,
+)
 from ladder.bots.services import bot_create, bot_version_submit
 from ladder.matches.selectors import bot_game_counts
 from ladder.ratings.selectors import bot_ratings
 
 
 class VersionSerializer(serializers.Serializer):
-    """A bot version as every API shows it."""
+    """A bot version as every API shows it.
+
+    `validation_error` quotes the bot's stderr (tracebacks are lines of its private source):
+    it is shown only when the serializer's context says `show_errors` (the bot's owner and
+    staff, see `bot_errors_visible`), and is null for everyone else, who see the `status`.
+    """
 
     id = serializers.IntegerField()
     number = serializers.IntegerField()
     status = serializers.ChoiceField(choices=BotVersion.Status.choices)
-    validation_error = serializers.CharField()
+    validation_error = serializers.CharField(
+        allow_null=True,
+        help_text="Why the version is invalid (forfeit reason, end of its stderr); empty if "
+        "valid. Only the bot's owner and staff see it: null for everyone else.",
+    )
     size = serializers.IntegerField()
     sha256 = serializers.CharField()
     created = serializers.DateTimeField()
+
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        data: dict[str, Any] = super().to_representation(instance)
+        if not self.context.get("show_errors", False):
+            data["validation_error"] = None
+        return data
+
+
+def _errors_context(request: Request, bot: Bot) -> dict[str, bool]:
+    """The serializer context that shows `bot`'s validation errors to those who may see them."""
+    return {"show_errors": bot_errors_visible(user=request.user, bot=bot)}
 
 
 class BotSerializer(serializers.Serializer):
@@ -177,7 +204,7 @@ class BotDetailApi(APIView):
                 "crashed": counts.crashed,
             },
         }
-        return Response(self.OutputSerializer(body).data)
+        return Response(self.OutputSerializer(body, context=_errors_context(request, bot)).data)
 
 
 class BotVersionListApi(APIView):
@@ -191,7 +218,8 @@ class BotVersionListApi(APIView):
         bot = get_object_or_404(Bot, pk=bot_id)
         paginator = self.pagination_class()
         page = paginator.paginate_queryset(bot_versions(bot=bot), request, view=self)
-        return paginator.get_paginated_response(VersionSerializer(page, many=True).data)
+        versions = VersionSerializer(page, many=True, context=_errors_context(request, bot))
+        return paginator.get_paginated_response(versions.data)
 
 
 class BotVersionUploadApi(APIView):
@@ -233,7 +261,9 @@ class BotVersionUploadApi(APIView):
             version = bot_version_submit(bot=bot, filename=upload.name, data=upload.read())
         except BadBot as exc:
             raise serializers.ValidationError({"file": [str(exc)]}) from None
-        return Response(VersionSerializer(version).data, status=status.HTTP_201_CREATED)
+        # Only the owner uploads, and the answer carries the verdict it needs.
+        body = VersionSerializer(version, context={"show_errors": True}).data
+        return Response(body, status=status.HTTP_201_CREATED)
 
 
 class BotVersionsApi(BotVersionListApi, BotVersionUploadApi):

@@ -5,13 +5,16 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import django_filters
 from django.db.models import QuerySet
 
 from bots.runner.botfiles import BotSource, source_from_upload
 from ladder.bots.models import Bot, BotVersion
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AnonymousUser, User
 
 
 def bot_version_playing(*, bot: Bot) -> BotVersion | None:
@@ -21,6 +24,16 @@ def bot_version_playing(*, bot: Bot) -> BotVersion | None:
         .order_by("-number")
         .first()
     )
+
+
+def bot_errors_visible(*, user: User | AnonymousUser, bot: Bot) -> bool:
+    """Whether `user` may read the validation errors of `bot`'s versions.
+
+    An error quotes the bot's stderr, whose traceback lines are lines of its private source, so
+    only the bot's owner (who needs them to fix it) and staff see them; everyone else sees the
+    verdict (`status`) only.
+    """
+    return bool(user.is_authenticated and (user.pk == bot.owner_id or user.is_staff))
 
 
 def bot_version_source(*, version: BotVersion) -> BotSource:

@@ -13,7 +13,7 @@ from bots.runner.botfiles import BadBot
 from ladder.accounts.selectors import signed_in_user
 from ladder.bots.forms import BotCreateForm, BotUploadForm
 from ladder.bots.models import Bot, BotVersion
-from ladder.bots.selectors import bot_versions
+from ladder.bots.selectors import bot_errors_visible, bot_versions
 from ladder.bots.services import bot_create, bot_version_submit
 from ladder.charts.pages import bot_charts
 from ladder.matches.selectors import bot_faults, bot_game_counts, match_list
@@ -32,6 +32,8 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     context = {
         "bot": bot,
         "is_owner": _is_owner(request, bot),
+        # Validation errors quote the bot's stderr (lines of its private source).
+        "show_errors": bot_errors_visible(user=request.user, bot=bot),
         "versions": bot_versions(bot=bot),
         "ratings": bot_ratings(bot_id=bot.pk),
         "matches": match_list(filters={"bot": bot.pk})[:RECENT_MATCHES],
