@@ -15,6 +15,7 @@ from rich.table import Table
 
 from engine import ENGINE_VERSION, RULESETS, Variants, new_game
 from engine.log import LogError, read_log, replay, write_log
+from engine.rules import readings
 from engine.transcript import transcript
 
 
@@ -92,7 +93,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     assert game.result is not None
     print(
         f"{args.log}: OK, {len(game.events)} lines, {game.hand_no} hands, "
-        f"totals {game.result['totals']}"
+        f"totals {game.result['totals']}; {readings(game.ruleset)}"
     )
     return 0
 

@@ -22,6 +22,7 @@ from typing import Any
 from engine.cards import FAMILY, INFO, ORDER, VALUE, Card, Family
 from engine.protection import protection_choices
 from engine.rules import (
+    ENGINE_VERSION,
     LearningStage,
     Pick,
     Ruleset,
@@ -33,9 +34,7 @@ from engine.rules import (
 from engine.scoring import HandScore, HandTally, add_to_totals, finishing_ranks, score_hand
 from engine.state import Seat
 
-ENGINE_VERSION = "1.1.0"
-"""1.1: Lucky or not's random takes come from a stream of their own (`play_rng`), so a seed
-fixes every hand's deal whatever is played; 1.0 drew them from the dealing stream."""
+__all__ = ["ENGINE_VERSION", "Decision", "Event", "Game", "IllegalAction", "Phase"]
 
 Event = dict[str, Any]
 
@@ -154,7 +153,8 @@ class Game:
     ) -> None:
         if not 2 <= len(names) <= 6:
             raise ValueError(f"Grass is for 2 to 6 players, not {len(names)}")
-        if resolve_ruleset(ruleset.name, variants, ruleset_limits(ruleset)) != ruleset:
+        limits = ruleset_limits(ruleset)
+        if resolve_ruleset(ruleset.name, variants, limits, ruleset.engine) != ruleset:
             # A log names its ruleset and limits; anything else could not be replayed.
             raise ValueError(
                 f"ruleset {ruleset.name!r} differs from the named edition in more than "
@@ -208,7 +208,7 @@ class Game:
                 {
                     "e": "header",
                     "format": "grass-log/1",
-                    "engine": ENGINE_VERSION,
+                    "engine": ruleset.engine,
                     "ruleset": ruleset.name,
                     "limits": ruleset_limits(ruleset),
                     "variants": variants.as_dict(),
@@ -340,6 +340,15 @@ class Game:
     def _deals_allowed(self) -> bool:
         stage = learning_stage(self.variants, self.hand_no)
         return stage is None or stage.deals
+
+    def _may_deal(self, seat: Seat) -> bool:
+        """Whether the active player may deal (propose deals, swap) now."""
+        rules = self.ruleset
+        if rules.deals_before_play_only and self.played:
+            return False  # D-CLASSIC-DEAL-TIMING: while holding seven cards only.
+        if rules.wiped_out_stops_dealing and seat.wiped_out:
+            return False  # D-UWO-DEAL: not before another Market Open.
+        return self._deals_allowed()
 
     def _hand_deck(self) -> list[Card]:
         stage = learning_stage(self.variants, self.hand_no)
@@ -522,7 +531,7 @@ class Game:
                 self._play_moves(s, seat, card, moves)
                 if FAMILY[card] not in rules.undiscardable:
                     moves[f"discard {card}"] = (self._do_discard, (card,))
-        if self._deals_allowed():
+        if self._may_deal(seat):
             if self.deals_made < rules.max_deals_per_turn:
                 for t in self._others(s):
                     moves[f"deal @{t}"] = (self._do_deal, (t,))
@@ -613,7 +622,9 @@ class Game:
         self.wasted.append(card)
 
     def _play_market_open(self, card: Card) -> None:
-        self._from_hand(card).market_open = True
+        seat = self._from_hand(card)
+        seat.market_open = True
+        seat.wiped_out = False
 
     def _play_peddle(self, card: Card) -> None:
         self._from_hand(card).unprotected.append(card)
@@ -655,8 +666,12 @@ class Game:
 
     def _play_steal(self, target: int, peddle: Card | None) -> None:
         seat = self._from_hand(Card.STEAL)
-        self.wasted.append(Card.STEAL)
         victim = self.seats[target]
+        if self.ruleset.steal_card_stays:
+            # D-CLASSIC-STEAL: under the victim's top card, which goes back on top.
+            victim.hassle_under.append(Card.STEAL)
+        else:
+            self.wasted.append(Card.STEAL)
         if peddle is None:
             peddle = _pick(victim.unprotected, self.ruleset.steal_pick)
         victim.unprotected.remove(peddle)
@@ -708,6 +723,7 @@ class Game:
         if effect.wastes_hassle_pile:
             lost = target.hassle_cards()
             target.market_open = False
+            target.wiped_out = True
             target.heat.clear()
             target.hassle_under.clear()
             self.wasted.extend(lost)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from engine.game import ENGINE_VERSION, Event, Game, IllegalAction
-from engine.rules import Variants, resolve_ruleset
+from engine.rules import Variants, resolve_ruleset, version_tuple
 
 LOG_FORMAT = "grass-log/1"
 
@@ -103,19 +103,23 @@ def read_log(source: str | Path | IO[bytes]) -> list[Event]:
 
 
 def game_from_header(header: Event) -> Game:
-    """A fresh game as the header describes it (line 1 of a log)."""
+    """A fresh game as the header describes it (line 1 of a log), under the rules of the engine
+    version that wrote it (`engine.rules.rules_as_of`)."""
     if header.get("e") != "header":
         raise LogError(1, "the first line must be the header")
     if header.get("format") != LOG_FORMAT:
         raise LogError(1, f"unknown log format {header.get('format')!r}, expected {LOG_FORMAT}")
-    major = str(header.get("engine", "")).split(".")[0]
-    if major != ENGINE_VERSION.split(".")[0]:
-        raise LogError(
-            1, f"log written by engine {header.get('engine')}, this is engine {ENGINE_VERSION}"
-        )
-    written_by = str(header.get("engine", ""))
+    written_by = header.get("engine")
+    try:
+        version = version_tuple(written_by) if isinstance(written_by, str) else None
+    except ValueError:
+        version = None
+    if version is None:
+        raise LogError(1, f"bad header: engine {written_by!r} is not an engine version")
+    if version[0] != version_tuple(ENGINE_VERSION)[0] or version > version_tuple(ENGINE_VERSION):
+        raise LogError(1, f"log written by engine {written_by}, this is engine {ENGINE_VERSION}")
     variants_given = header.get("variants")
-    if written_by.startswith("1.0.") and isinstance(variants_given, dict):
+    if version < (1, 1) and isinstance(variants_given, dict):
         if variants_given.get("lucky_or_not"):
             raise LogError(
                 1,
@@ -134,9 +138,9 @@ def game_from_header(header: Event) -> Game:
 
             position = Position.from_dict(header["position"])
             return game_from_position(
-                position, header["ruleset"], variants, seed, header.get("limits")
+                position, header["ruleset"], variants, seed, header.get("limits"), written_by
             )
-        rules = resolve_ruleset(header["ruleset"], variants, header.get("limits"))
+        rules = resolve_ruleset(header["ruleset"], variants, header.get("limits"), written_by)
         return Game(rules, variants, seed, [str(p) for p in players])
     except (KeyError, TypeError, ValueError) as exc:
         raise LogError(1, f"bad header: {exc}") from None
@@ -171,10 +175,6 @@ def _replay(log: list[Event]) -> Game:
     while True:
         while checked < len(game.events):
             expected = _normal(game.events[checked])
-            if checked == 0 and "engine" in log[0]:
-                # game_from_header accepted the log's engine version (same major): a game
-                # written by 1.0 and replayed by 1.1 differs in that field only.
-                expected = {**expected, "engine": log[0]["engine"]}
             if checked >= len(log):
                 raise LogError(checked + 1, f"log ends early; the engine expected {expected}")
             if log[checked] != expected:

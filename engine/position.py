@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.cards import FAMILY, VALUE, Card, Family, parse_card
-from engine.game import ENGINE_VERSION, Game
+from engine.game import Game
 from engine.rules import Ruleset, Variants, resolve_ruleset, ruleset_limits
 
 
@@ -106,10 +106,12 @@ def game_from_position(
     variants: Variants | None = None,
     seed: int = 0,
     limits: Mapping[str, int] | None = None,
+    engine: str | None = None,
 ) -> Game:
-    """A game that continues from `position`. Raises ValueError naming what is inconsistent."""
+    """A game that continues from `position` (under the rules of engine version `engine`, by
+    default this one). Raises ValueError naming what is inconsistent."""
     variants = variants or Variants()
-    rules = resolve_ruleset(ruleset, variants, limits)
+    rules = resolve_ruleset(ruleset, variants, limits, engine)
     seats = position.seats
     n = len(seats)
     names = [s.name or f"seat{i}" for i, s in enumerate(seats)]
@@ -137,7 +139,7 @@ def game_from_position(
         {
             "e": "header",
             "format": "grass-log/1",
-            "engine": ENGINE_VERSION,
+            "engine": rules.engine,
             "ruleset": rules.name,
             "limits": ruleset_limits(rules),
             "variants": variants.as_dict(),

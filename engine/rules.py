@@ -13,6 +13,28 @@ from enum import StrEnum
 
 from engine.cards import Card, Family
 
+ENGINE_VERSION = "1.2.0"
+"""The engine's version, written in every log header. A log plays under the readings of the
+rules of the version that wrote it (`rules_as_of`):
+
+- 1.0: the first engine.
+- 1.1: Lucky or not's random takes come from a stream of their own (`Game.play_rng`), so a seed
+  fixes every hand's deal whatever is played; 1.0 drew them from the dealing stream (its
+  Lucky-or-not logs cannot be replayed, `engine/log.py`).
+- 1.2: three readings of the seeds' words (issue 14): Utterly Wiped Out's victim may not deal
+  until it plays a Market Open again (modern, D-UWO-DEAL); classic deals only after the draw and
+  before the play (D-CLASSIC-DEAL-TIMING); the classic Steal card stays in the victim's hassle
+  pile (D-CLASSIC-STEAL). `READINGS` lists the switches.
+"""
+
+
+def version_tuple(version: str) -> tuple[int, int]:
+    """(major, minor) of an engine version such as "1.2.0"; ValueError if it is not one."""
+    parts = version.split(".")
+    if len(parts) != 3 or not all(p.isdigit() and len(p) < 6 for p in parts):
+        raise ValueError(f"not an engine version: {version!r}")
+    return int(parts[0]), int(parts[1])
+
 
 class Pick(StrEnum):
     """Which tabled peddle(s) an effect takes."""
@@ -163,10 +185,22 @@ class Ruleset:
     """Deals may include unprotected tabled peddles (stash-to-stash)."""
     undiscardable: frozenset[Family] = frozenset()
     """Families that may not be put on the Wasted pile as a plain discard."""
+    wiped_out_stops_dealing: bool = False
+    """A seat whose hassle pile Utterly Wiped Out took may not deal (propose deals, swap) until
+    it plays a Market Open again (modern, engine 1.2 on; D-UWO-DEAL)."""
+    deals_before_play_only: bool = False
+    """Deals (and swaps) only after the draw and before the card is played, while the player
+    holds seven cards (classic, engine 1.2 on; D-CLASSIC-DEAL-TIMING)."""
+    steal_card_stays: bool = False
+    """The Steal card stays in the victim's hassle pile, under its top card; else it goes to the
+    Wasted pile (classic, engine 1.2 on; D-CLASSIC-STEAL)."""
     max_deals_per_turn: int = 3
     """Platform limit: deal proposals per turn (the seeds allow any number; bots must stop)."""
     max_hands: int = 30
     """Platform limit: a game that reaches this many hands ends with the totals as they stand."""
+    engine: str = ENGINE_VERSION
+    """The engine version whose readings of the rules these are (`rules_as_of`); a log's header
+    names it."""
 
     @property
     def deck_size(self) -> int:
@@ -191,6 +225,7 @@ MODERN = Ruleset(
     ),
     forced_swap=True,
     undiscardable=frozenset({Family.PARANOIA}),
+    wiped_out_stops_dealing=True,
 )
 
 CLASSIC = Ruleset(
@@ -215,9 +250,41 @@ CLASSIC = Ruleset(
     stash_deals=True,
     # On the Wasted pile, Nirvana and Paranoia cards are played, not discarded (seed 002).
     undiscardable=frozenset({Family.NIRVANA, Family.PARANOIA}),
+    deals_before_play_only=True,
+    steal_card_stays=True,
 )
 
 RULESETS: Mapping[str, Ruleset] = {r.name: r for r in (MODERN, CLASSIC)}
+
+READINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("1.2.0", ("wiped_out_stops_dealing", "deals_before_play_only", "steal_card_stays")),
+)
+"""Switches that an engine version turned on (for the editions that have them): a game logged
+by an older engine plays with them off."""
+
+
+def rules_as_of(ruleset: Ruleset, engine: str) -> Ruleset:
+    """`ruleset` as engine version `engine` read it (an older log plays under its own rules).
+    Raises ValueError for a version this engine does not know (newer than itself)."""
+    wanted = version_tuple(engine)
+    if wanted > version_tuple(ENGINE_VERSION):
+        raise ValueError(f"engine {engine} is newer than this engine ({ENGINE_VERSION})")
+    off = {
+        name: False for since, names in READINGS if wanted < version_tuple(since) for name in names
+    }
+    return replace(ruleset, **off, engine=engine)  # type: ignore[arg-type]
+
+
+def readings(ruleset: Ruleset) -> str:
+    """Which readings of the rules a game plays under, in words (for `grass verify`)."""
+    older = [since for since, _ in READINGS if version_tuple(ruleset.engine) < version_tuple(since)]
+    if not older:
+        return f"rules of engine {ruleset.engine}"
+    return (
+        f"rules of engine {ruleset.engine}, before the readings of engine "
+        f"{', '.join(older)} (engine/RULES.md, section 6)"
+    )
+
 
 TARGETS: tuple[int, ...] = (250_000, 500_000, 1_000_000)
 
@@ -275,10 +342,14 @@ class Variants:
 
 
 def resolve_ruleset(
-    ruleset: Ruleset | str, variants: Variants, overrides: Mapping[str, int] | None = None
+    ruleset: Ruleset | str,
+    variants: Variants,
+    overrides: Mapping[str, int] | None = None,
+    engine: str | None = None,
 ) -> Ruleset:
     """The ruleset actually in force: the named edition, with platform limits overridden
-    (`max_hands`, `max_deals_per_turn`) and the variants' target applied."""
+    (`max_hands`, `max_deals_per_turn`) and the variants' target applied; with `engine`, as
+    that engine version read the rules (`rules_as_of`, for replaying older logs)."""
     if isinstance(ruleset, str):
         try:
             ruleset = RULESETS[ruleset]
@@ -296,6 +367,8 @@ def resolve_ruleset(
     ruleset = replace(ruleset, target=variants.target)
     for key, value in limits.items():
         ruleset = replace(ruleset, **{key: value})  # type: ignore[arg-type]
+    if engine is not None and engine != ruleset.engine:
+        ruleset = rules_as_of(ruleset, engine)
     return ruleset
 
 

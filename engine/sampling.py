@@ -18,6 +18,26 @@ from engine.game import Game, Phase
 from engine.rules import Variants, learning_stage, resolve_ruleset
 
 
+def _wiped_out(view: dict[str, Any], max_deals: int, deals_on: bool) -> set[int]:
+    """Seats that Utterly Wiped Out left without a Market Open (D-UWO-DEAL), as far as the view
+    tells: the events it holds, and for the observing seat its legal actions (it may not deal
+    though the hand and the turn would allow it)."""
+    wiped: set[int] = set()
+    for event in view.get("history", ()):
+        action = event.get("action", "") if event.get("e") == "act" else ""
+        if action.startswith("play utterly-wiped-out @"):
+            wiped.add(int(action.rsplit("@", 1)[1]))
+        elif action == "play market-open":
+            wiped.discard(event["seat"])
+    me = view["seat"]
+    seat = view["seats"][me]
+    may_deal = deals_on and view["turn"]["deals_made"] < max_deals and not seat["market_open"]
+    if may_deal and not any(a.startswith("deal @") for a in view["legal"]):
+        # Nothing else refuses a deal at one's own turn under these rules.
+        wiped.add(me)
+    return {index for index in wiped if not view["seats"][index]["market_open"]}
+
+
 def sample_game(view: dict[str, Any], rng: random.Random) -> Game:
     """A game at the observed decision with the hidden cards dealt at random.
 
@@ -58,6 +78,9 @@ def sample_game(view: dict[str, Any], rng: random.Random) -> Game:
         seat.skips = public["skips"]
         seat.extra_turns = public["extra_turns"]
         unseen.subtract(seat.table_cards())
+    if rules.wiped_out_stops_dealing:
+        for index in _wiped_out(view, rules.max_deals_per_turn, stage is None or stage.deals):
+            game.seats[index].wiped_out = True
     own = [Card(c) for c in view["hand"]]
     game.seats[me].hand = own
     unseen.subtract(own)

@@ -20,7 +20,8 @@ class Seat:
     heat: list[Card] = field(default_factory=list)
     """Heat On cards covering the Market Open card, top last."""
     hassle_under: list[Card] = field(default_factory=list)
-    """Cards at the bottom of the hassle pile: cancelled heat, Heat Off and Pay Fine cards."""
+    """Cards in the hassle pile under its top card: cancelled heat, Heat Off and Pay Fine cards,
+    Market Close, and (classic) the Steal cards played on this seat."""
     unprotected: list[Card] = field(default_factory=list)
     """Tabled peddles that no Protected card covers."""
     protected: list[tuple[Card, list[Card]]] = field(default_factory=list)
@@ -29,6 +30,9 @@ class Seat:
     """Turns this player must still skip."""
     extra_turns: int = 0
     """Extra turns owed (classic Nirvana)."""
+    wiped_out: bool = False
+    """Utterly Wiped Out took this seat's hassle pile this hand and it has not played a Market
+    Open since (modern: it may not deal meanwhile, D-UWO-DEAL)."""
     notes: list[tuple[str, ...]] = field(default_factory=list)
     """This hand's private facts for this seat's observation (cards drawn, passed, received)."""
 
@@ -72,6 +76,7 @@ class Seat:
             protected=[(p, list(g)) for p, g in self.protected],
             skips=self.skips,
             extra_turns=self.extra_turns,
+            wiped_out=self.wiped_out,
             notes=list(self.notes),
         )
 
@@ -85,4 +90,5 @@ class Seat:
         self.protected.clear()
         self.skips = 0
         self.extra_turns = 0
+        self.wiped_out = False
         self.notes.clear()

@@ -59,3 +59,19 @@ def test_bench_prints_throughput_json() -> None:
     assert [r["players"] for r in report["results"]] == [2, 6]
     assert all(r["decisions_per_s"] > 0 and r["games"] >= 1 for r in report["results"])
     assert report["six_vs_two_per_decision"] > 0
+
+
+def test_verify_says_under_which_rules_a_log_was_played(tmp_path: Path) -> None:
+    from engine.log import dumps
+    from engine.rules import ENGINE_VERSION
+    from tests.engine import golden
+
+    run("play", "--players", "2", "--seed", "3", "--logs", str(tmp_path))
+    new = run("verify", str(tmp_path / "game-3.jsonl.gz"))
+    assert new.stdout.strip().endswith(f"; rules of engine {ENGINE_VERSION}")
+    old = next(entry["log"] for entry in golden.load() if "log" in entry)
+    path = tmp_path / "old.jsonl"
+    path.write_text(dumps(old))
+    verified = run("verify", str(path))
+    assert verified.returncode == 0, verified.stderr
+    assert "rules of engine 1.1.0, before the readings of engine 1.2.0" in verified.stdout

@@ -163,14 +163,17 @@ def plays(game: Game, card: Card) -> list[str]:
 
 
 def pass_turn(game: Game) -> None:
-    """The active player discards a filler card and ends the turn."""
+    """The active player discards a filler card and ends the turn (a classic turn ends by
+    itself once the card is played)."""
+    active = game.active
     for off in (*HEAT_OFFS, C.MARKET_CLOSE):
         if f"discard {off}" in game.legal_actions():
             game.apply(f"discard {off}")
             break
     else:
         raise AssertionError(f"no filler to discard: {game.legal_actions()}")
-    game.apply("end")
+    if game.active == active and "end" in game.legal_actions():
+        game.apply("end")
 
 
 def wasted_delta(before: list[Card], after: list[Card]) -> Counter[Card]:

@@ -1,7 +1,9 @@
 """Per-card rules of the classic (1979) edition, seed 002: each legal and each illegal use.
 
 Positions are built with `helpers.build`: seat 0 is active unless said otherwise and has just
-drawn a filler card (a Heat Off that matches no heat in play).
+drawn a filler card (a Heat Off that matches no heat in play). Classic deals come between the
+draw and the play (D-CLASSIC-DEAL-TIMING), so once the card is played nothing is left to do and
+the turn ends by itself (`end`, taken by the engine).
 """
 
 from __future__ import annotations
@@ -136,7 +138,7 @@ def test_stacked_heat_leaves_the_market_closed_until_the_last_is_matched() -> No
         seat(),
         stack_len=4,
     )
-    apply_all(game, "play hearsay-evidence", "end")
+    game.apply("play hearsay-evidence")  # the turn ends by itself
     pass_turn(game)
     assert game.to_act == 0
     assert "play panama" not in game.legal_actions()
@@ -256,6 +258,32 @@ def test_pay_fine_at_equal_value_pays_an_unprotected_peddle_first() -> None:
     me = game.seats[0]
     assert me.unprotected == [C.PANAMA]
     assert me.protected == [(C.GRAB_A_SNACK, [C.HOME_GROWN])]
+
+
+def test_deals_come_after_the_draw_and_before_the_play() -> None:
+    """seed 002: negotiations are for "the player who has drawn from the Grass Stack and holds
+    seven cards" (003: "a en main 7 cartes"): after the draw, before the play
+    (D-CLASSIC-DEAL-TIMING)."""
+    game = build(R, seat(C.PANAMA, C.MARKET_OPEN), seat(C.BUST), seat(), stack_len=6)
+    assert len(game.seats[0].hand) == 7
+    assert "deal @1" in game.legal_actions()
+    apply_all(game, "deal @1", "give panama", "want bust", "accept")
+    assert C.BUST in game.seats[0].hand
+    assert "deal @2" in game.legal_actions()  # still before the play
+    game.apply("play market-open")
+    # Nothing else may follow the play: the turn ends by itself.
+    assert game.events[-2]["action"] == "end" and game.events[-2]["auto"]
+    assert (game.active, game.to_act) == (1, 1)
+
+
+def test_a_classic_log_of_engine_1_1_deals_after_the_play() -> None:
+    """Logs written before engine 1.2 replay under the rules they were played with."""
+    from engine.log import game_from_header
+
+    game = build(R, seat(C.PANAMA, C.MARKET_OPEN), seat(C.BUST), seat(), stack_len=6)
+    old = game_from_header({**game.events[0], "engine": "1.1.0"})
+    old.apply("play market-open")
+    assert "deal @1" in old.legal_actions() and "end" in old.legal_actions()
 
 
 def test_a_deal_being_drafted_can_be_withdrawn() -> None:
@@ -407,7 +435,52 @@ def test_steal_takes_the_victims_largest_unprotected_peddle() -> None:
     assert game.seats[0].unprotected == [C.COLOMBIA]
     assert game.seats[1].unprotected == [C.HOME_GROWN]
     assert game.seats[1].protected == [(C.LUST_CONQUERS_ALL, [C.PANAMA])]
-    assert wasted_delta(wasted, game.wasted) == Counter([C.STEAL])
+    assert wasted_delta(wasted, game.wasted) == Counter()  # the Steal card stays (below)
+
+
+def test_the_steal_card_stays_in_the_victims_hassle_pile_under_its_top_card() -> None:
+    """seed 002: "once you've made your haul the opponent places the original top card back on
+    top of his hassle pile": the Steal card stays in that pile, under the top card
+    (D-CLASSIC-STEAL)."""
+    game = build(
+        R,
+        seat(C.STEAL, C.STEAL, market=True),
+        seat(market=True, unprotected=[C.PANAMA]),
+        seat(market=True, heat=[C.BUST], unprotected=[C.MEXICO]),
+        stack_len=6,
+    )
+    wasted = list(game.wasted)
+    game.apply("play steal-your-neighbours-pot @1")  # the turn ends by itself
+    victim = game.seats[1]
+    assert victim.hassle_cards() == [C.STEAL, C.MARKET_OPEN]  # Market Open back on top
+    assert victim.showing
+    assert wasted_delta(wasted, game.wasted) == Counter()
+    # Under heat, the Heat On card goes back on top: still under heat, the Steal card beneath.
+    pass_turn(game)  # seat 1
+    pass_turn(game)  # seat 2
+    game.apply("play steal-your-neighbours-pot @2")
+    victim = game.seats[2]
+    assert victim.hassle_cards() == [C.STEAL, C.MARKET_OPEN, C.BUST]
+    assert victim.heat == [C.BUST] and not victim.showing
+    assert wasted_delta(wasted, game.wasted) == Counter(
+        e["action"].split()[1] for e in game.events if e.get("action", "").startswith("discard")
+    )
+    assert game.seats[0].unprotected == [C.PANAMA, C.MEXICO]
+
+
+def test_a_classic_log_of_engine_1_1_still_wastes_the_steal_card() -> None:
+    """Logs written before engine 1.2 replay under the rules they were played with."""
+    from engine.log import game_from_header
+
+    game = build(R, seat(C.STEAL, market=True), seat(market=True, unprotected=[C.PANAMA]), seat())
+    header = {**game.events[0], "engine": "1.1.0"}
+    old = game_from_header(header)
+    wasted = list(old.wasted)
+    old.apply("play steal-your-neighbours-pot @1")
+    assert wasted_delta(wasted, old.wasted) == Counter([C.STEAL])
+    assert old.seats[1].hassle_cards() == [C.MARKET_OPEN]
+    assert old.phase is Phase.TURN and old.to_act == 0  # 1.1: deals still open after the play
+    assert "end" in old.legal_actions()
 
 
 def test_steal_takes_an_unprotectable_dr_feelgood() -> None:
@@ -525,10 +598,11 @@ def test_nirvana_gives_an_extra_turn(card: Card) -> None:
     """seed 002: Stonehigh cards "give you an extra turn (one more draw)"; Euphoria "gives you
     an extra turn"."""
     game = build(R, seat(card), seat(), seat(), stack_len=4)
-    game.apply(f"play {card}")
-    assert game.seats[0].extra_turns == 1
     stack = len(game.stack)
-    game.apply("end")
+    game.apply(f"play {card}")
+    # The turn ends by itself after the play; the extra turn follows.
+    assert [e["e"] for e in game.events[-3:]] == ["act", "extra-turn", "draw"]
+    assert game.events[-3]["action"] == "end" and game.events[-3]["auto"]
     assert (game.phase, game.to_act) == (Phase.TURN, 0)
     assert len(game.seats[0].hand) == 7  # the extra turn starts with a draw
     assert len(game.stack) == stack - 1
@@ -549,8 +623,7 @@ def test_nirvana_clears_all_heat_even_stacked(card: Card) -> None:
     assert me.heat == []
     assert Counter(me.hassle_under) == Counter([C.BUST, C.FELONY])
     assert me.showing
-    game.apply("end")  # the extra turn
-    assert game.to_act == 0
+    assert game.to_act == 0  # the turn ended by itself: this is the extra turn
     game.apply("play panama")
     assert me.unprotected == [C.PANAMA]
 
@@ -562,7 +635,7 @@ def test_nirvana_from_players_with_nothing_takes_nothing(card: Card) -> None:
     before = [list(s.unprotected) for s in game.seats]
     game.apply(f"play {card}")
     assert [s.unprotected for s in game.seats] == before
-    assert game.seats[0].extra_turns == 1
+    assert [e["e"] for e in game.events[-2:]] == ["extra-turn", "draw"]
 
 
 @pytest.mark.parametrize("card", [C.STONEHIGH, C.EUPHORIA])
@@ -696,10 +769,14 @@ def test_paranoia_then_everyone_passes_a_card_left() -> None:
         order.append(game.to_act)
         game.apply(f"pass {card}")
     assert order == [0, 1, 2]
-    assert (game.phase, game.to_act) == (Phase.TURN, 0)
+    # Back in seat 0's turn, with the card played: the turn ends by itself, seat 1 draws.
+    assert (game.phase, game.to_act) == (Phase.TURN, 1)
+    drawn = Counter([game.events[-1]["secret"]["card"]])
     hands[0] -= Counter([C.SOLD_OUT])
     assert Counter(game.seats[0].hand) == hands[0] - Counter([C.BUST]) + Counter([C.FELONY])
-    assert Counter(game.seats[1].hand) == hands[1] - Counter([C.DETAINED]) + Counter([C.BUST])
+    assert Counter(game.seats[1].hand) == (
+        hands[1] - Counter([C.DETAINED]) + Counter([C.BUST]) + drawn
+    )
     assert Counter(game.seats[2].hand) == hands[2] - Counter([C.FELONY]) + Counter([C.DETAINED])
 
 
@@ -717,8 +794,7 @@ def test_skipped_turns_are_passed_over_without_a_draw(card: Card, lost: int) -> 
     """seed 002: "you lose your next turn to do anything" / "you lose your next two turns"."""
     game = build(R, seat(card), seat(), stack_len=6)
     game.apply(f"play {card}")
-    pass_fillers(game)
-    game.apply("end")
+    pass_fillers(game)  # then the turn ends by itself
     hand0 = list(game.seats[0].hand)
     for _ in range(lost + 1):
         assert game.to_act == 1
@@ -806,9 +882,8 @@ def test_market_close_may_be_discarded_without_ending_the_hand() -> None:
     """seed 002: "A Market Close card may be discarded at any time on the Wasted Pile without
     stopping or hindering the game"."""
     game = build(R, seat(C.MARKET_CLOSE, market=True), seat(), seat())
-    game.apply("discard market-close")
+    game.apply("discard market-close")  # the turn ends by itself
     assert game.wasted[-1] is C.MARKET_CLOSE
-    game.apply("end")
     assert (game.phase, game.to_act, game.hand_scores) == (Phase.TURN, 1, [])
 
 
@@ -1052,8 +1127,7 @@ def test_the_player_who_draws_the_last_card_finishes_the_turn_then_the_hand_ends
         stack_len=1,
     )
     assert game.stack == [] and game.hand_scores == []
-    game.apply("play panama")
-    game.apply("end")
+    game.apply("play panama")  # the turn, and with it the hand, ends by itself
     assert len(game.hand_scores) == 1
     scores = game.hand_scores[0]
     assert [s.at_risk for s in scores] == [50_000, 25_000, 0]
@@ -1064,8 +1138,7 @@ def test_the_player_who_draws_the_last_card_finishes_the_turn_then_the_hand_ends
 def test_nirvana_extra_turn_is_lost_when_the_stack_is_used_up() -> None:
     """seed 002: the hand ends with the Grass Stack; the extra turn has no card to draw."""
     game = build(R, seat(C.STONEHIGH), seat(), seat(), stack_len=1)
-    game.apply("play stonehigh")
-    game.apply("end")
+    game.apply("play stonehigh")  # the turn ends by itself, and the hand with it
     assert len(game.hand_scores) == 1
 
 

@@ -10,7 +10,8 @@ from collections import Counter
 
 import pytest
 
-from engine import INFO, Card, IllegalAction, Phase
+from engine import INFO, Card, Game, IllegalAction, Phase
+from engine.log import game_from_header
 from tests.engine.helpers import (
     HEAT_OFFS,
     PAIRS,
@@ -686,6 +687,52 @@ def test_utterly_wiped_out_victim_must_open_a_new_market() -> None:
     assert "play panama" not in game.legal_actions()
     game.apply("play market-open")
     assert game.seats[1].market_open
+
+
+def wiped_out_seat_one(engine: str | None = None) -> Game:
+    """Seat 0 plays Utterly Wiped Out on seat 1; at seat 1's next turn (after the skip) it
+    holds a Market Open and a Panama, and seat 2 has a peddle a swap could take."""
+    game = build(
+        R,
+        seat(C.UTTERLY_WIPED_OUT),
+        seat(C.MARKET_OPEN, C.PANAMA, market=True, unprotected=[C.MEXICO]),
+        seat(market=True, unprotected=[C.COLOMBIA]),
+        stack_len=8,
+    )
+    if engine is not None:
+        game = game_from_header({**game.events[0], "engine": engine})
+    game.apply("play utterly-wiped-out @1")
+    pass_fillers(game)
+    game.apply("end")
+    pass_turn(game)  # seat 2 (seat 1 skipped)
+    pass_turn(game)  # seat 0
+    assert game.to_act == 1 and not game.seats[1].market_open
+    return game
+
+
+def test_a_wiped_out_seat_may_not_deal_until_it_opens_a_new_market() -> None:
+    """seed 000: the victim "must play another Market Open card before they can start to deal
+    again"; "deal" is section 3's negotiating, the swap included (D-UWO-DEAL)."""
+    game = wiped_out_seat_one()
+    assert not [a for a in game.legal_actions() if a.startswith(("deal", "swap"))]
+    assert_illegal(game, "deal @0")
+    game.apply("play market-open")
+    assert "deal @0" in game.legal_actions() and "deal @2" in game.legal_actions()
+
+
+def test_others_may_still_deal_with_a_wiped_out_seat() -> None:
+    """Only starting a deal is barred: the wiped-out seat may answer one (D-UWO-DEAL)."""
+    game = wiped_out_seat_one()
+    game.apply("discard panama")  # nothing else is open to seat 1: its turn ends by itself
+    assert game.to_act == 2
+    assert "deal @1" in game.legal_actions()
+
+
+def test_a_modern_log_of_engine_1_1_lets_a_wiped_out_seat_deal() -> None:
+    """Logs written before engine 1.2 replay under the rules they were played with."""
+    game = wiped_out_seat_one("1.1.0")
+    assert game.events[0]["engine"] == "1.1.0"
+    assert "deal @0" in game.legal_actions()
 
 
 def test_paranoia_then_everyone_passes_a_card_left() -> None:

@@ -6,14 +6,17 @@ import gzip
 import io
 import json
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from engine import Variants, new_game
 from engine.game import Game
-from engine.log import LogError, dumps, read_log, replay, verify, write_log
+from engine.log import LogError, dumps, game_from_header, read_log, replay, verify, write_log
 from engine.position import game_from_position
+from engine.rules import CLASSIC, ENGINE_VERSION, readings
+from tests.engine import golden
 from tests.engine.test_seed_examples import TWO_TURNS, two_turns_position
 
 
@@ -171,6 +174,31 @@ def test_a_lucky_or_not_log_of_engine_1_0_is_refused_by_name() -> None:
         replay(lines)
     assert info.value.line == 1
     assert str(info.value).startswith("line 1: log written by engine 1.0.0, which drew Lucky")
-    plain = lines_of(finished_game(7, "classic"))
-    plain[0] = {**plain[0], "engine": "1.0.0"}
-    assert replay(plain).result is not None  # other 1.0 games replay as before
+    # Other 1.0 games replay as before (1.0 and 1.1 read the rules alike): a golden game of
+    # engine 1.1 relabelled.
+    plain = next(
+        entry["log"]
+        for entry in golden.load()
+        if "log" in entry and not entry["spec"]["variants"].get("lucky_or_not")
+    )
+    plain = [{**plain[0], "engine": "1.0.0"}, *plain[1:]]
+    assert replay(plain).events[0]["engine"] == "1.0.0"
+
+
+def test_a_log_plays_under_the_rules_of_the_engine_that_wrote_it() -> None:
+    header = lines_of(finished_game(7, "classic"))[0]
+    assert header["engine"] == ENGINE_VERSION
+    assert game_from_header(header).ruleset == replace(CLASSIC, max_hands=2)
+    old = game_from_header({**header, "engine": "1.1.0"}).ruleset
+    assert old.engine == "1.1.0"
+    assert not (old.deals_before_play_only or old.steal_card_stays)
+    assert readings(old).startswith("rules of engine 1.1.0, before the readings of engine 1.2.0")
+    assert readings(CLASSIC) == f"rules of engine {ENGINE_VERSION}"
+
+
+@pytest.mark.parametrize("version", ["1.9.0", "2.0.0", "0.9.0", "1.2", "x.y.z", "", 12, None])
+def test_unknown_engine_versions_are_refused(version: object) -> None:
+    header = lines_of(finished_game())[0]
+    with pytest.raises(LogError) as info:
+        game_from_header({**header, "engine": version})
+    assert info.value.line == 1 and "engine" in str(info.value)
