@@ -30,6 +30,8 @@
 | GRASS_VALIDATE_INLINE | false: uploads are validated by a Celery task (true: during the request) |
 | GRASS_VALIDATION_RESEND_SECONDS | 600: a version pending this long is sent to the workers again |
 | GRASS_SITE_URL | `http://127.0.0.1:8000`: the site's address, for links in webhooks and emails |
+| GRASS_LOGIN_FAILURE_LIMIT | 10: failed logins per account and per address before a lock (0: off) |
+| GRASS_LOGIN_LOCKOUT_MINUTES | 15: how long the lock lasts after the last failure |
 | GRASS_REPLAY_UPLOADS_PER_HOUR | 60: logs one client may open at /replay/ per hour (0: no limit) |
 | GRASS_REPLAY_COMPUTES_PER_HOUR | 300: uncached match replays computed for one client per hour |
 | GRASS_WEBHOOK_ALLOW_PRIVATE | false: webhooks may reach private, loopback addresses (dev, tests) |
@@ -46,6 +48,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from datetime import timedelta
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -109,6 +112,8 @@ INSTALLED_APPS = [
     "django_celery_beat",
     "ladder.replays",
     "ladder.notifications",
+    # django-axes: failed logins counted per account and per address (see AXES_* below).
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -119,6 +124,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as axes asks: turns a log-in form that axes refused into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "ladder.urls"
@@ -160,6 +167,36 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+# Every password check goes through authenticate(): axes' backend comes first and refuses a
+# locked-out account or address before the password is even looked at.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+GRASS_LOGIN_FAILURE_LIMIT = env_int("GRASS_LOGIN_FAILURE_LIMIT", 10)
+"""Failed logins after which logging in is refused, counted apart for each account (from any
+address: a password guessed from many machines) and for each address (for any account: one
+machine trying many accounts). 0 turns the limit off."""
+GRASS_LOGIN_LOCKOUT_MINUTES = env_int("GRASS_LOGIN_LOCKOUT_MINUTES", 15)
+"""How long the refusal lasts after the last failure that counted; failures older than this
+are forgotten. Staff may lift it sooner (admin: Axes, Access attempts)."""
+AXES_ENABLED = GRASS_LOGIN_FAILURE_LIMIT > 0
+AXES_FAILURE_LIMIT = max(GRASS_LOGIN_FAILURE_LIMIT, 1)
+AXES_COOLOFF_TIME = timedelta(minutes=GRASS_LOGIN_LOCKOUT_MINUTES)
+# Two separate counts, not one per (account, address) pair: either one reaching the limit locks.
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+# A failure during a lockout does not extend it, so Retry-After tells the truth and the owner
+# of an account someone is hammering gets back in when the lockout ends.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+# Not reset on success: a success would clear the address's count too, so an attacker could
+# log in to an account of their own between guesses.
+AXES_RESET_ON_SUCCESS = False
+# The address nginx saw, never one the client wrote (ladder/clients.py).
+AXES_CLIENT_IP_CALLABLE = "ladder.clients.client_address"
+AXES_LOCKOUT_CALLABLE = "ladder.accounts.lockout.lockout_response"
+# Only failures are kept (and forgotten after the lockout time), not a log of every login.
+AXES_DISABLE_ACCESS_LOG = True
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"

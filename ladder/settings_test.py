@@ -41,3 +41,5 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 GRASS_MATCH_CAPACITY = 4
 # Uploads are validated during the request, as the upload tests expect the verdict in the answer.
 GRASS_VALIDATE_INLINE = True
+# The login limits (django-axes) stay on, as in production: their counts live in the database,
+# which pytest-django rolls back (or flushes) after each test, so every test starts with none.

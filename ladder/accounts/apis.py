@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from django.contrib.auth import authenticate
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
+from rest_framework.exceptions import Throttled
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from ladder.accounts.lockout import lockout_message, lockout_seconds, login_locked_out
 from ladder.accounts.services import token_get_or_create, user_signup
 
 
@@ -40,7 +42,9 @@ class SignupApi(APIView):
 class TokenApi(APIView):
     """`POST /api/auth/token/`: the API token of a username and password.
 
-    Send it as `Authorization: Token <key>`.
+    Send it as `Authorization: Token <key>`. After GRASS_LOGIN_FAILURE_LIMIT failed logins for
+    one account, or from one address, logging in is refused (429 with Retry-After) for
+    GRASS_LOGIN_LOCKOUT_MINUTES, even with the right password (`ladder.accounts.lockout`).
     """
 
     permission_classes = [AllowAny]
@@ -53,11 +57,24 @@ class TokenApi(APIView):
     class OutputSerializer(serializers.Serializer):
         token = serializers.CharField()
 
-    @extend_schema(request=InputSerializer, responses={200: OutputSerializer})
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            200: OutputSerializer,
+            400: OpenApiResponse(description="Wrong username or password."),
+            429: OpenApiResponse(
+                description="Too many failed logins for the account or from the address; "
+                "Retry-After says when to try again."
+            ),
+        },
+    )
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         user = authenticate(request, **data.validated_data)
+        if user is None and login_locked_out(request):
+            # DRF's answer to a throttled request: 429, Retry-After, and why.
+            raise Throttled(wait=lockout_seconds(), detail=lockout_message())
         if user is None:
             raise serializers.ValidationError(
                 {"non_field_errors": ["Unable to log in with the given username and password."]}

@@ -11,13 +11,14 @@ to stop floods, not to count exactly.
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import time
 
 from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest
+
+from ladder.clients import client_address
 
 WINDOW = 3600
 """The limit's window in seconds: counts start again at each clock hour."""
@@ -26,24 +27,11 @@ logger = logging.getLogger(__name__)
 
 
 def client_key(request: HttpRequest) -> str:
-    """Who is uploading: the signed-in user, else the client's address.
-
-    Behind nginx on the same host (deploy/nginx/grass.conf, gunicorn on 127.0.0.1) the
-    connection comes from loopback and nginx appends the client's address to
-    X-Forwarded-For: its last entry is the one nginx saw, which a client cannot forge (the
-    entries before it are the client's own words).
-    """
+    """Who is uploading: the signed-in user, else the client's address (`client_address`:
+    behind nginx, the address nginx saw, which a client cannot forge)."""
     if request.user.is_authenticated:
         return f"user:{request.user.pk}"
-    address = request.META.get("REMOTE_ADDR") or ""
-    forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
-    try:
-        loopback = ipaddress.ip_address(address).is_loopback
-    except ValueError:
-        loopback = False
-    if loopback and forwarded.strip():
-        address = forwarded.split(",")[-1].strip()
-    return f"ip:{address}"
+    return f"ip:{client_address(request) or ''}"
 
 
 def upload_wait(*, client: str, now: float | None = None) -> int:
