@@ -15,6 +15,8 @@ from rest_framework.response import Response
 from rest_framework.serializers import as_serializer_error
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from ladder.storage import STORAGE_FULL_MESSAGE, StorageFull
+
 
 class AutoSchema(SpectacularAutoSchema):
     """Names schema components after the API that holds the serializer.
@@ -31,10 +33,21 @@ class AutoSchema(SpectacularAutoSchema):
         return str(super().get_serializer_name(serializer, direction))
 
 
+class InsufficientStorage(exceptions.APIException):
+    """507: the server had no room to store what the request sent (not the client's fault)."""
+
+    status_code = 507
+    default_detail = STORAGE_FULL_MESSAGE
+    default_code = "insufficient_storage"
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF's handler, plus: Django's ValidationError from a service is a 400 like a
-    serializer's, with the same shape (`{"field": ["message"]}` or `{"non_field_errors": ...}`).
+    serializer's, with the same shape (`{"field": ["message"]}` or `{"non_field_errors": ...}`);
+    StorageFull (the media disk is full) is a 507 that says so, not a bare 500.
     """
     if isinstance(exc, DjangoValidationError):
         exc = exceptions.ValidationError(as_serializer_error(exc))
+    if isinstance(exc, StorageFull):
+        exc = InsufficientStorage(str(exc))
     return drf_exception_handler(exc, context)

@@ -244,6 +244,10 @@ class BotVersionUploadApi(APIView):
             201: VersionSerializer,
             400: OpenApiResponse(description="Not a usable bot; `file` says why."),
             403: OpenApiResponse(description="Not the bot's owner."),
+            507: OpenApiResponse(
+                description="The server is out of storage space: nothing was stored; try "
+                "again later."
+            ),
         },
     )
     def post(self, request: Request, bot_id: int) -> Response:

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.core.files.base import ContentFile
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -20,6 +19,7 @@ from bots.runner.match import InfrastructureFault, play_match
 from ladder.bots.models import Bot, BotVersion
 from ladder.bots.selectors import bot_version_source
 from ladder.bots.signals import bot_disabled
+from ladder.storage import storage_save_whole
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -54,7 +54,8 @@ def bot_create(*, owner: User, name: str) -> Bot:
 def bot_version_upload(*, bot: Bot, filename: str, data: bytes) -> BotVersion:
     """Check an upload (size, UTF-8, zip safety), store it and return its pending version.
 
-    Raises BadBot with the reason for the author before anything is stored.
+    Raises BadBot with the reason for the author before anything is stored, and StorageFull
+    (nothing stored either) when the media storage has no room for it.
     """
     source_from_upload(bot.name, filename, data)
     stored_name = "bot.zip" if filename.endswith(".zip") else "bot.py"
@@ -68,7 +69,9 @@ def bot_version_upload(*, bot: Bot, filename: str, data: bytes) -> BotVersion:
             sha256=hashlib.sha256(data).hexdigest(),
             size=len(data),
         )
-        version.file.save(stored_name, ContentFile(data), save=False)
+        # Whole or not at all: a full disk raises StorageFull, leaving no file and (the
+        # transaction rolls back) no version.
+        storage_save_whole(version.file, stored_name, data)
         try:
             version.save()
         except BaseException:
@@ -155,7 +158,8 @@ def bot_disable_if_failing(*, bot_id: int) -> bool:
 
 
 def bot_version_submit(*, bot: Bot, filename: str, data: bytes) -> BotVersion:
-    """Store an upload (raises BadBot before storing anything) and have it validated.
+    """Store an upload (raises BadBot before storing anything, StorageFull if the media
+    storage has no room) and have it validated.
 
     With GRASS_VALIDATE_INLINE (development, tests) the validation game is played here and the
     version comes back with its verdict; otherwise the `validate_version` task is enqueued

@@ -18,6 +18,7 @@ from ladder.bots.services import bot_create, bot_version_submit
 from ladder.charts.pages import bot_charts
 from ladder.matches.selectors import bot_faults, bot_game_counts, match_list
 from ladder.ratings.selectors import bot_ratings
+from ladder.storage import StorageFull
 
 RECENT_MATCHES = 20
 
@@ -67,14 +68,20 @@ def bot_upload_page(request: HttpRequest, bot_id: int) -> HttpResponse:
         raise PermissionDenied("Only the bot's owner may upload versions.")
     form = BotUploadForm(request.POST or None, request.FILES or None)
     version = None
+    status = 200
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["file"]
         try:
             version = bot_version_submit(bot=bot, filename=upload.name, data=upload.read())
         except BadBot as exc:
             form.add_error("file", str(exc))
+        except StorageFull as exc:
+            # The server's trouble, said as such (507), with the form kept for a retry.
+            form.add_error(None, str(exc))
+            status = 507
         else:
             if version.status != BotVersion.Status.INVALID:
                 messages.success(request, f"Version {version.number} uploaded: {version.status}.")
                 return redirect("bot-page", bot_id=bot.pk)
-    return render(request, "bots/upload.html", {"bot": bot, "form": form, "version": version})
+    context = {"bot": bot, "form": form, "version": version}
+    return render(request, "bots/upload.html", context, status=status)

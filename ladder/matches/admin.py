@@ -1,8 +1,9 @@
 from django.contrib import admin, messages
 from django.db.models import QuerySet
+from django.db.models.functions import Length
 from django.http import HttpRequest
 
-from ladder.matches.models import Match, MatchSeat
+from ladder.matches.models import Match, MatchSeat, PendingLog
 from ladder.ratings.rebuild import matches_void
 
 
@@ -33,3 +34,25 @@ class MatchAdmin(admin.ModelAdmin):
             for r in rebuilt
         )
         self.message_user(request, f"Voided. {summary}", messages.SUCCESS)
+
+
+@admin.register(PendingLog)
+class PendingLogAdmin(admin.ModelAdmin):
+    """Logs that waited for room in the media storage (a full disk): the sweep writes them and
+    deletes the rows, so a long list here means the disk is still full."""
+
+    list_display = ["match", "created", "size", "last_error"]
+    readonly_fields = ["match", "created", "size", "last_error"]
+    exclude = ["data"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[PendingLog]:
+        # The sizes, not the bytes: a full disk may leave many megabytes waiting here.
+        pending: QuerySet[PendingLog] = super().get_queryset(request)
+        return pending.defer("data").annotate(bytes=Length("data"))
+
+    @admin.display(description="bytes")
+    def size(self, pending: PendingLog) -> int:
+        return int(getattr(pending, "bytes", 0))
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False

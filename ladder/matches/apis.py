@@ -6,6 +6,7 @@ from django.http import FileResponse, Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
+from rest_framework.exceptions import APIException
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -13,7 +14,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ladder.matches.models import Match
-from ladder.matches.selectors import match_detail, match_finished, match_list
+from ladder.matches.selectors import (
+    match_detail,
+    match_finished,
+    match_list,
+    match_log_pending,
+)
 
 
 class MatchListApi(APIView):
@@ -107,6 +113,10 @@ class MatchDetailApi(APIView):
         finished = serializers.DateTimeField(source="match.finished", allow_null=True)
         result = serializers.JSONField(source="match.result", allow_null=True)
         log_sha256 = serializers.CharField(source="match.log_sha256")
+        log_pending = serializers.BooleanField(
+            help_text="Finished, but the log is not stored yet (the server was out of space): "
+            "it will be downloadable once it is; the results above are final."
+        )
         seats = SeatSerializer(many=True)
 
     @extend_schema(responses=OutputSerializer)
@@ -116,6 +126,19 @@ class MatchDetailApi(APIView):
         except Match.DoesNotExist:
             raise Http404 from None
         return Response(self.OutputSerializer(detail).data)
+
+
+class LogNotStoredYet(APIException):
+    """503: the match is recorded, its log waits in the database for room in storage."""
+
+    status_code = 503
+    default_detail = (
+        "The log of this match is not available yet: the server is short of storage space, "
+        "and the log is kept until it can be written. Try again later."
+    )
+    default_code = "log_not_stored_yet"
+    wait = 60
+    """Retry-After: the sweep that writes waiting logs runs every minute."""
 
 
 class MatchLogApi(APIView):
@@ -130,10 +153,16 @@ class MatchLogApi(APIView):
         responses={
             (200, "application/gzip"): OpenApiTypes.BINARY,
             404: OpenApiResponse(description="No such match, or it has not finished."),
+            503: OpenApiResponse(
+                description="The match finished but its log is not stored yet (the server "
+                "was out of space); Retry-After says when to ask again."
+            ),
         }
     )
     def get(self, request: Request, match_id: int) -> FileResponse:
         match = match_finished(match_id=match_id)
+        if match is not None and match_log_pending(match=match):
+            raise LogNotStoredYet()
         if match is None or not match.log:
             raise Http404("No finished match with that id.")
         return FileResponse(

@@ -45,7 +45,8 @@ class Match(models.Model):
     started = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
     log = models.FileField(upload_to=_log_path, blank=True, max_length=200)
-    """The game's log, gzip-compressed JSON Lines (`engine.log.read_log` reads it)."""
+    """The game's log, gzip-compressed JSON Lines (`engine.log.read_log` reads it). Empty on a
+    finished match while its log waits in a PendingLog for storage to take it."""
     log_sha256 = models.CharField(max_length=64, blank=True)
     result = models.JSONField(null=True, blank=True)
     """The engine's result line: totals, per-hand scores, ranks."""
@@ -91,3 +92,25 @@ class MatchSeat(models.Model):
 
     def __str__(self) -> str:
         return f"match {self.match_id} seat {self.seat}"
+
+
+class PendingLog(models.Model):
+    """A finished match's log that the media storage refused when the match was recorded (a
+    full disk): its gzip bytes, kept in the database until the sweep
+    (`services.match_logs_write_pending`) writes them to storage and deletes this row.
+
+    A played game is never lost to its log: the match is recorded (seats, places, ratings,
+    status finished) whatever storage says, and its page says the log is not available yet.
+    A table of its own, so that reading matches never drags the bytes along.
+    """
+
+    match = models.OneToOneField(
+        Match, on_delete=models.CASCADE, primary_key=True, related_name="pending_log"
+    )
+    data = models.BinaryField()
+    created = models.DateTimeField(default=timezone.now)
+    last_error = models.TextField(blank=True)
+    """Why storage refused it last time (the sweep's tries included)."""
+
+    def __str__(self) -> str:
+        return f"pending log of match {self.match_id}"

@@ -13,7 +13,7 @@ from django.db.models import Count, Prefetch, Q, QuerySet
 
 from engine.rules import RULESETS
 from ladder.bots.models import BotVersion
-from ladder.matches.models import Match, MatchSeat
+from ladder.matches.models import Match, MatchSeat, PendingLog
 from ladder.ratings.elo import DEFAULT_PARAMS
 from ladder.ratings.models import BotRating, RatingChange
 
@@ -81,6 +81,8 @@ class SeatDetail:
 class MatchDetail:
     match: Match
     seats: list[SeatDetail]
+    log_pending: bool = False
+    """Finished, but its log waits in the database for room in storage (PendingLog)."""
 
 
 def match_detail(*, match_id: int) -> MatchDetail:
@@ -93,7 +95,16 @@ def match_detail(*, match_id: int) -> MatchDetail:
             SeatDetail(seat=seat, rating_change=changes.get(seat.bot_version.bot_id))
             for seat in match.seats.all()
         ],
+        log_pending=match_log_pending(match=match),
     )
+
+
+def match_log_pending(*, match: Match) -> bool:
+    """Whether the finished `match` has a log that is not in storage yet: it waits in the
+    database (a full disk when it was recorded) until the sweep writes it."""
+    if match.status != Match.Status.FINISHED or match.log:
+        return False
+    return PendingLog.objects.filter(match_id=match.pk).exists()
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,9 @@ failed; a worker that dies mid-match leaves it "running" until `match_requeue_st
 Either way the match is queued again while it has had fewer than GRASS_MATCH_MAX_ATTEMPTS
 attempts, and is otherwise failed for good ("gave up after N attempts"). A finished match is
 never queued again, so its ratings are applied exactly once.
+
+A played game is never failed because of its log: a log the media storage refuses (a full
+disk) waits in the database (PendingLog) and the sweep writes it once there is room.
 """
 
 from __future__ import annotations
@@ -21,7 +24,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.core.files.base import ContentFile
 from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -32,7 +34,7 @@ from ladder.bots.models import BotVersion
 from ladder.bots.selectors import bot_version_source
 from ladder.bots.services import bot_disable_if_failing
 from ladder.matches.capacity import match_capacity
-from ladder.matches.models import Match, MatchSeat
+from ladder.matches.models import Match, MatchSeat, PendingLog
 from ladder.matches.selectors import (
     Candidate,
     match_seats,
@@ -41,6 +43,7 @@ from ladder.matches.selectors import (
 )
 from ladder.matches.signals import match_settled
 from ladder.ratings.services import rating_apply
+from ladder.storage import StorageFull, storage_save_whole
 
 logger = logging.getLogger(__name__)
 
@@ -341,9 +344,76 @@ def first_fault_details(faults: Sequence[dict[str, Any]]) -> dict[str, str]:
     return details
 
 
+def _log_name(match_id: int) -> str:
+    return f"match-{match_id}.jsonl.gz"
+
+
+def _match_log_store(match: Match, log: bytes) -> bool:
+    """Write a just-played match's log to storage, or keep it in the database when storage
+    refuses it (a full disk, a lost NFS mount): the game was played, and its result must not
+    wait on a disk. Returns whether the file was written; if not, PendingLog holds the bytes
+    until `match_logs_write_pending` writes them. Runs in `_match_record`'s transaction; the
+    write has a savepoint of its own, so whatever the storage raised leaves it usable.
+    """
+    try:
+        with transaction.atomic():
+            storage_save_whole(match.log, _log_name(match.pk), log)
+    except Exception as exc:
+        logger.exception("match %s: log kept in the database until storage takes it", match.pk)
+        PendingLog.objects.update_or_create(
+            match=match, defaults={"data": log, "last_error": _storage_error(exc)}
+        )
+        return False
+    return True
+
+
+def _storage_error(exc: Exception) -> str:
+    cause = exc.__cause__ if isinstance(exc, StorageFull) and exc.__cause__ else exc
+    return f"{type(cause).__name__}: {cause}"[:FAILURE_REASON_CHARS]
+
+
+def match_logs_write_pending(*, limit: int = 100) -> list[int]:
+    """Write to storage the logs that waited in the database (PendingLog), oldest first, at
+    most `limit` per call; returns the ids of the matches whose log was written. Run by the
+    sweep (`sweep_matches`, every minute on beat).
+
+    Each match is taken under its row lock (skipping one another sweep holds), its file
+    written whole and the row deleted in one transaction. The first refusal ends the call: a
+    storage still full would refuse the rest too; the next sweep tries again.
+    """
+    written: list[int] = []
+    waiting = PendingLog.objects.order_by("created").values_list("match_id", flat=True)
+    for match_id in list(waiting[:limit]):
+        with transaction.atomic():
+            match = Match.objects.select_for_update(skip_locked=True).filter(pk=match_id).first()
+            pending = PendingLog.objects.filter(match_id=match_id).first()
+            if match is None or pending is None:
+                continue  # another sweep holds it, or has written it
+            try:
+                with transaction.atomic():
+                    storage_save_whole(match.log, _log_name(match_id), bytes(pending.data))
+            except Exception as exc:
+                logger.warning("match %s: its log still cannot be stored: %s", match_id, exc)
+                pending.last_error = _storage_error(exc)
+                pending.save(update_fields=["last_error"])
+                break
+            match.save(update_fields=["log"])
+            pending.delete()
+        written.append(match_id)
+    if written:
+        logger.info("stored the logs that waited in the database: matches %s", written)
+    return written
+
+
 def _match_record(
     *, match_id: int, started: datetime, seats: list[MatchSeat], played: MatchResult
 ) -> Match:
+    """Record a played match in one transaction: seats, log, result, status, ratings.
+
+    A log that storage will not take does not undo the rest: it waits in the database
+    (`_match_log_store`), since a game that was played must never be failed and replayed
+    because of a disk.
+    """
     # mtime=0: the same game always compresses to the same bytes, hence the same sha256.
     log = gzip.compress(played.log_text().encode(), mtime=0)
     with transaction.atomic():
@@ -377,7 +447,7 @@ def _match_record(
                 "fault_details",
             ],
         )
-        match.log.save(f"match-{match_id}.jsonl.gz", ContentFile(log), save=False)
+        _match_log_store(match, log)
         match.log_sha256 = hashlib.sha256(log).hexdigest()
         match.result = played.result
         match.status = Match.Status.FINISHED

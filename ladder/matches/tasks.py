@@ -15,6 +15,7 @@ from django.conf import settings
 from bots.runner import sandbox
 from ladder.celery import app
 from ladder.matches.services import (
+    match_logs_write_pending,
     match_requeue_stale,
     match_resend_lost,
     match_retry_failed,
@@ -42,6 +43,7 @@ def sweep_matches() -> None:
     match_requeue_stale()
     match_resend_lost()
     match_retry_failed()
+    match_logs_write_pending()  # logs a full disk refused, once there is room again
 
 
 @worker_ready.connect

@@ -28,6 +28,7 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
         "hands": hands,
         "variants": {name: value for name, value in detail.match.variants.items() if value},
         "finished": detail.match.status == Match.Status.FINISHED,
+        "log_pending": detail.log_pending,
         # The viewer also takes a log file of the visitor's own, dropped on the page.
         "upload_limit": UPLOAD_LIMIT,
         "upload_limit_mib": UPLOAD_LIMIT // (1024 * 1024),
