@@ -120,7 +120,13 @@ def _act_messages(count: int) -> list[bytes]:
             seat = game.to_act
             view = observe(game, seat, since=max(sent[seat], game.hand_start_event))
             sent[seat] = view["history_end"]
-            messages.append(protocol.encode(protocol.act(len(messages) + 1, view, 30_000)))
+            messages.append(
+                protocol.encode(
+                    protocol.act(
+                        len(messages) + 1, view, bank_ms=30_000, cpu_ms=31_000, wall_ms=93_000
+                    )
+                )
+            )
             game.apply(rng.choice(game.legal_actions()))
         seed += 1
     return messages

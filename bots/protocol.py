@@ -40,7 +40,11 @@ def hello(
     limits: dict[str, int],
     decision_ms: int,
     bank_ms: int,
+    wall_factor: float = 3.0,
+    cpu_clock: bool = True,
 ) -> Message:
+    """`time.clock` is "cpu" when decision and bank time are CPU time of the bot's box (the
+    sandbox, so always on the ladder), "wall" when the bot runs without one."""
     return {
         "type": "hello",
         "protocol": PROTOCOL_VERSION,
@@ -49,12 +53,28 @@ def hello(
         "ruleset": ruleset,
         "variants": variants,
         "limits": limits,
-        "time": {"decision_ms": decision_ms, "bank_ms": bank_ms},
+        "time": {
+            "decision_ms": decision_ms,
+            "bank_ms": bank_ms,
+            "clock": "cpu" if cpu_clock else "wall",
+            "wall_factor": wall_factor,
+        },
     }
 
 
-def act(request_id: int, observation: Message, bank_ms: int) -> Message:
-    return {"type": "act", "id": request_id, "bank_ms": bank_ms, "observation": observation}
+def act(
+    request_id: int, observation: Message, *, bank_ms: int, cpu_ms: int, wall_ms: int
+) -> Message:
+    """A request. `cpu_ms` is the CPU time the bot may use on it (its decision time plus what
+    is left in its bank), `wall_ms` the wall-clock backstop; past either, a timeout."""
+    return {
+        "type": "act",
+        "id": request_id,
+        "bank_ms": bank_ms,
+        "cpu_ms": cpu_ms,
+        "wall_ms": wall_ms,
+        "observation": observation,
+    }
 
 
 def parse_reply(line: bytes, expect: str, request_id: int | None = None) -> Message:

@@ -25,6 +25,7 @@
 | GRASS_RECOVER_ON_WORKER_START | false: a starting worker takes back running, queued matches |
 | GRASS_MATCH_CAPACITY | `auto`: most queued + running matches; auto asks the live workers |
 | GRASS_MATCHES_PER_WORKER_PROCESS | 2: with auto capacity, matches allowed per worker process |
+| GRASS_SEATS_PER_CORE | 8: with auto capacity, seats of queued + running matches per worker core |
 | GRASS_LADDER_TABLES | `modern:2,...,modern:6,classic:4`: ruleset:seats of ladder games |
 | GRASS_DISABLE_AFTER_FORFEITS | 5: forfeits in a row that take a bot off the ladder (0: never) |
 | GRASS_VALIDATE_INLINE | false: uploads are validated by a Celery task (true: during the request) |
@@ -333,6 +334,11 @@ GRASS_MATCHES_PER_WORKER_PROCESS each, so a worker always finds its next match w
 worker host added or lost changes the flow within a minute, and with no worker up nothing
 is queued."""
 GRASS_MATCHES_PER_WORKER_PROCESS = env_int("GRASS_MATCHES_PER_WORKER_PROCESS", 2)
+GRASS_SEATS_PER_CORE = env_int("GRASS_SEATS_PER_CORE", 8)
+"""With `auto` capacity, the seats of queued + running matches are also kept within this many
+per CPU core of the live workers (a core serves about one four-seat table at a time, since
+only the seat on turn runs; twice that keeps it busy): a worker with more processes than its
+cores can serve queues the extra tables instead of slowing every match it runs."""
 GRASS_LADDER_TABLES = env_ladder_tables(
     "GRASS_LADDER_TABLES",
     ["modern:2", "modern:3", "modern:4", "modern:5", "modern:6", "classic:4"],

@@ -27,6 +27,7 @@ from bots import protocol
 from bots.protocol import ProtocolError
 from bots.runner import sandbox
 from bots.runner.botfiles import BadBot, BotSource, check_tree
+from bots.runner.clock import DecisionClock
 from bots.runner.home import plain_runtime_dir
 from bots.runner.process import BotGone, BotProcess, BotTimeout, LineTooLong
 from bots.runner.sandbox import Box, Limits, SandboxUnavailable
@@ -42,11 +43,16 @@ class TimeControl:
     """How long a bot may think. Defaults suit the ladder; tournaments may set their own."""
 
     decision_ms: int = 1_000
-    """Free thinking time per decision."""
+    """Free thinking time per decision: CPU time of the bot's whole box (wall time without
+    the sandbox)."""
     bank_ms: int = 30_000
-    """Extra time for the whole game, spent by decisions that run past `decision_ms`."""
+    """Extra CPU time for the whole game, spent by decisions that run past `decision_ms`."""
+    wall_factor: float = 3.0
+    """The wall-clock backstop, as a multiple of the CPU times above: a decision may take
+    `wall_factor * decision_ms` of wall time, plus a wall bank of `wall_factor * bank_ms`.
+    A bot that sleeps uses no CPU; this bounds how long it can hold a match."""
     startup_ms: int = 10_000
-    """From process start to the `ready` reply."""
+    """Wall time from process start to the `ready` reply."""
     max_strikes: int = 3
     restless_cpu_ms: int = 50
     """CPU a bot may burn in one stretch off turn before it is frozen between its turns."""
@@ -126,6 +132,7 @@ class _Seat:
         self.source = source
         self.report = SeatReport(source.name)
         self.bank_ms = float(time.bank_ms)
+        self.wall_bank_ms = time.bank_ms * time.wall_factor
         self.proc: BotProcess | None = None
         self.box: Box | None = None
         self.plain_dir: Path | None = None
@@ -325,6 +332,8 @@ def _start_all(
             limits=ruleset_limits(game.ruleset),
             decision_ms=tc.decision_ms,
             bank_ms=tc.bank_ms,
+            wall_factor=tc.wall_factor,
+            cpu_clock=seat.box is not None,
         )
         hello["rng_seed"] = bot_seed(seed, seat.index)
         deadline = seat.proc.started + tc.startup_ms / 1000
@@ -376,16 +385,23 @@ def _decide(game: Game, seat: _Seat, tc: TimeControl, note: Any, forfeit: Any) -
     since = max(seat.sent_upto, game.hand_start_event)
     view = observe(game, seat.index, since=since)
     seat.sent_upto = view["history_end"]
-    message = protocol.act(seat.request, view, int(seat.bank_ms))
-    allowed_ms = tc.decision_ms + seat.bank_ms
-    start = time.perf_counter()
-    deadline = start + allowed_ms / 1000
-    cpu_before = seat.box.cpu_ns() if seat.box else 0
+    clock = DecisionClock(
+        seat.box.cpu_ns if seat.box is not None else None,
+        cpu_ms=tc.decision_ms + seat.bank_ms,
+        wall_ms=tc.wall_factor * tc.decision_ms + seat.wall_bank_ms,
+    )
+    message = protocol.act(
+        seat.request,
+        view,
+        bank_ms=int(seat.bank_ms),
+        cpu_ms=int(clock.cpu_limit_s * 1000),
+        wall_ms=int((clock.wall_deadline - clock.started) * 1000),
+    )
     action: str | None = None
     try:
-        proc.send(protocol.encode(message), deadline)
+        proc.send(protocol.encode(message), clock.wall_deadline, clock.wait)
         while action is None:
-            reply = proc.readline(deadline)
+            reply = proc.readline(clock.wall_deadline, clock.wait)
             try:
                 parsed = protocol.parse_reply(reply, "action")
             except ProtocolError as exc:
@@ -403,13 +419,17 @@ def _decide(game: Game, seat: _Seat, tc: TimeControl, note: Any, forfeit: Any) -
                 )
             action = parsed["action"]
     except BotTimeout:
-        elapsed = (time.perf_counter() - start) * 1000
         seat.report.timeouts += 1
-        _account(seat, tc, elapsed, cpu_before)
+        _account(seat, tc, clock)
         _rest(seat)
-        return _strike(game, seat, tc, "timeout", f"no answer in {elapsed:.0f} ms", note, forfeit)
+        cpu, wall = clock.cpu_used_s() * 1000, clock.wall_used_s() * 1000
+        if clock.which_ran_out() == "cpu":
+            detail = f"no answer in {cpu:.0f} ms of CPU time ({wall:.0f} ms of wall time)"
+        else:
+            detail = f"no answer in {wall:.0f} ms of wall time ({cpu:.0f} ms of CPU time)"
+        return _strike(game, seat, tc, "timeout", detail, note, forfeit)
     except (BotGone, LineTooLong) as exc:
-        _account(seat, tc, (time.perf_counter() - start) * 1000, cpu_before)
+        _account(seat, tc, clock)
         reason = "crashed" if isinstance(exc, BotGone) else "protocol"
         if seat.box is not None and seat.box.memory_exceeded():
             exc = BotGone(
@@ -420,10 +440,10 @@ def _decide(game: Game, seat: _Seat, tc: TimeControl, note: Any, forfeit: Any) -
         forfeit(seat, f"{reason}: {exc}")
         return safe_default(legal)
     except _Strike as strike:
-        _account(seat, tc, (time.perf_counter() - start) * 1000, cpu_before)
+        _account(seat, tc, clock)
         _rest(seat)
         return _strike(game, seat, tc, strike.kind, strike.detail, note, forfeit)
-    _account(seat, tc, (time.perf_counter() - start) * 1000, cpu_before)
+    _account(seat, tc, clock)
     _rest(seat)
     if action not in game.moves:
         detail = f"illegal action {protocol.shown(action, 200)}"
@@ -438,14 +458,21 @@ class _Strike(Exception):
         self.detail = detail
 
 
-def _account(seat: _Seat, tc: TimeControl, elapsed_ms: float, cpu_before: int) -> None:
+def _account(seat: _Seat, tc: TimeControl, clock: DecisionClock) -> None:
+    """Charge a decision: the CPU bank pays for CPU past `decision_ms`, the wall bank for wall
+    time past `wall_factor * decision_ms`."""
     report = seat.report
+    wall_ms = clock.wall_used_s() * 1000
+    cpu_ms = clock.cpu_used_s() * 1000
     report.decisions += 1
-    report.think_ms += elapsed_ms
-    report.max_think_ms = max(report.max_think_ms, elapsed_ms)
-    seat.bank_ms = max(0.0, seat.bank_ms - max(0.0, elapsed_ms - tc.decision_ms))
+    report.think_ms += wall_ms
+    report.max_think_ms = max(report.max_think_ms, wall_ms)
+    seat.bank_ms = max(0.0, seat.bank_ms - max(0.0, cpu_ms - tc.decision_ms))
+    seat.wall_bank_ms = max(
+        0.0, seat.wall_bank_ms - max(0.0, wall_ms - tc.wall_factor * tc.decision_ms)
+    )
     if seat.box is not None:
-        report.cpu_ms += (seat.box.cpu_ns() - cpu_before) / 1e6
+        report.cpu_ms += cpu_ms
 
 
 def _strike(

@@ -33,6 +33,11 @@ class LineTooLong(Exception):
     """The bot wrote more than MAX_LINE bytes without a newline."""
 
 
+def _remaining(deadline: float, wait: Callable[[], float] | None) -> float:
+    remaining = deadline - time.perf_counter()
+    return remaining if wait is None else min(remaining, wait())
+
+
 class BotProcess:
     """One running bot: a child process with three pipes."""
 
@@ -79,8 +84,9 @@ class BotProcess:
 
     # ------------------------------------------------------------------ I/O
 
-    def send(self, data: bytes, deadline: float) -> None:
-        """Write all of `data` before `deadline`, draining stderr meanwhile."""
+    def send(self, data: bytes, deadline: float, wait: Callable[[], float] | None = None) -> None:
+        """Write all of `data` before `deadline`, draining stderr meanwhile. `wait`, if
+        given, says how long more the caller's other clock allows (0: time is up)."""
         view = memoryview(data)
         while view:
             try:
@@ -92,7 +98,7 @@ class BotProcess:
             except OSError:
                 # Usually the bot has exited: say how, as a failed read would.
                 raise BotGone(self.exit_reason()) from None
-            remaining = deadline - time.perf_counter()
+            remaining = _remaining(deadline, wait)
             if remaining <= 0:
                 raise BotTimeout("the bot did not read its input in time")
             self.selector.modify(self.stdout, selectors.EVENT_READ, "out")
@@ -105,8 +111,9 @@ class BotProcess:
         if self.selector.get_map().get(self.stdin) is not None:
             self.selector.unregister(self.stdin)
 
-    def readline(self, deadline: float) -> bytes:
-        """The next complete line from stdout (without the newline)."""
+    def readline(self, deadline: float, wait: Callable[[], float] | None = None) -> bytes:
+        """The next complete line from stdout (without the newline), before `deadline` and
+        while `wait` (the caller's other clock, as in `send`) allows."""
         while True:
             newline = self.buffer.find(b"\n")
             if newline >= 0:
@@ -117,7 +124,7 @@ class BotProcess:
                 raise LineTooLong(f"reply longer than {MAX_LINE} bytes")
             if not self.stdout_open:
                 raise BotGone(self.exit_reason())
-            remaining = deadline - time.perf_counter()
+            remaining = _remaining(deadline, wait)
             if remaining <= 0:
                 raise BotTimeout("no reply before the deadline")
             for key, _ in self.selector.select(remaining):

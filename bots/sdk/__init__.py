@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 
 from bots.protocol import PROTOCOL_VERSION, encode
 
@@ -73,7 +74,13 @@ class Observation:
     accumulated by the SDK across requests."""
 
     def __init__(
-        self, data: dict[str, Any], history: tuple[dict[str, Any], ...] = (), bank_ms: int = 0
+        self,
+        data: dict[str, Any],
+        history: tuple[dict[str, Any], ...] = (),
+        bank_ms: int = 0,
+        cpu_ms: int = 0,
+        wall_ms: int = 0,
+        received: float | None = None,
     ) -> None:
         self.raw = data
         self.seat: int = data["seat"]
@@ -90,7 +97,20 @@ class Observation:
         self.notes: tuple[tuple[str, ...], ...] = tuple(tuple(n) for n in data.get("notes", ()))
         self.history: tuple[dict[str, Any], ...] = history or tuple(data.get("history", ()))
         self.bank_ms = bank_ms
-        """Time left in this bot's game time bank when the request was sent."""
+        """CPU time left in this bot's game time bank when the request was sent."""
+        self.cpu_ms = cpu_ms
+        """CPU time this decision may use: the decision time plus the bank (`act.cpu_ms`)."""
+        self.wall_ms = wall_ms
+        """The wall-clock backstop of this decision (`act.wall_ms`)."""
+        self.received = time.process_time() if received is None else received
+        """This process's CPU clock (`time.process_time()`) when the request arrived."""
+
+    def cpu_left(self) -> float:
+        """Seconds of CPU time this decision has left, by this process's clock (all its
+        threads). The runner counts the whole box: CPU used by child processes counts too,
+        and is not seen here. Budget by this and a bot thinks as long on a busy worker as on
+        an idle one."""
+        return self.cpu_ms / 1000 - (time.process_time() - self.received)
 
     @property
     def me(self) -> SeatView:
@@ -186,26 +206,34 @@ class _Driver:
             return legal[0]
         return choice if choice in legal else legal[0]
 
-    def observation(self, message: Message) -> Observation:
+    def observation(self, message: Message, received: float | None = None) -> Observation:
         data = message["observation"]
         if data["hand_number"] != self.hand:
             self.hand = data["hand_number"]
             self.history = []
         self.history.extend(data.get("history", ()))
-        return Observation(data, tuple(self.history), message.get("bank_ms", 0))
+        return Observation(
+            data,
+            tuple(self.history),
+            message.get("bank_ms", 0),
+            message.get("cpu_ms", 0),
+            message.get("wall_ms", 0),
+            received,
+        )
 
 
 def serve(bot: Bot, stdin: IO[str], stdout: IO[bytes]) -> None:
     """Speak the protocol on the given streams until `game_end` or end of input."""
     driver = _Driver(bot)
     for line in stdin:
+        received = time.process_time()
         message = _json(line)
         kind = message.get("type")
         if kind == "hello":
             bot.on_game_start(message)
             stdout.write(encode({"type": "ready", "protocol": PROTOCOL_VERSION, "name": bot.name}))
         elif kind == "act":
-            action = driver.decide(driver.observation(message))
+            action = driver.decide(driver.observation(message, received))
             stdout.write(encode({"type": "action", "id": message["id"], "action": action}))
         elif kind == "hand_end":
             bot.on_hand_end(message)

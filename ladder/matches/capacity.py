@@ -1,17 +1,27 @@
-"""How many matches the ladder may have queued or running at once.
+"""How much the ladder may have queued or running at once: matches, and seats.
 
-The matchmaker keeps about two matches per worker process waiting or in play: enough that a
-process never idles between matches, few enough that the queue never grows past what the
-workers can drain. With GRASS_MATCH_CAPACITY=auto (the default) the number of processes comes
-from the live workers themselves, asked over the broker (Celery's remote control `stats`), so
-adding a worker host or losing one changes the flow without a settings change.
+Two limits, both from the live workers when GRASS_MATCH_CAPACITY is `auto` (the default),
+asked over the broker (a remote-control command of ours, `grass_capacity`), so adding a worker
+host or losing one changes the flow without a settings change:
+
+- matches: GRASS_MATCHES_PER_WORKER_PROCESS (2) per worker process, so a process never idles
+  between matches and the queue never outgrows what the workers drain;
+- seats: GRASS_SEATS_PER_CORE (8) per CPU core of the workers. A box gets up to one CPU, and at
+  a table only the seat on turn runs, so a core serves about one four-seat table at a time;
+  twice that is kept queued or running. Counting seats against cores is what keeps a worker
+  with more processes than cores from running more tables than its cores can serve: extra
+  work waits in the queue instead of slowing every match on the host. (Bots' clocks are CPU
+  time, so an overloaded host would not make its bots lose; it would only make matches slow.)
 """
 
 from __future__ import annotations
 
 import logging
+import os
+from dataclasses import dataclass
 from typing import Any
 
+from celery.worker.control import inspect_command
 from django.conf import settings
 from django.core.cache import cache
 
@@ -25,8 +35,23 @@ CACHE_SECONDS_NONE = 5
 REPLY_SECONDS = 1.0
 
 
-def worker_processes(*, timeout: float = REPLY_SECONDS) -> int:
-    """Worker processes of every worker that answers within `timeout` (0 if none does)."""
+@dataclass(frozen=True)
+class WorkerCapacity:
+    """What the live workers have, summed: pool processes and the CPU cores they may use."""
+
+    processes: int = 0
+    cores: int = 0
+
+
+@inspect_command()
+def grass_capacity(state: Any, **_: Any) -> dict[str, int]:
+    """Answered by each worker: its pool size and the cores this process may run on."""
+    processes = getattr(state.consumer.pool, "limit", None) or 1
+    return {"processes": int(processes), "cores": len(os.sched_getaffinity(0))}
+
+
+def worker_capacity(*, timeout: float = REPLY_SECONDS) -> WorkerCapacity:
+    """Processes and cores of every worker that answers within `timeout` (zeros if none)."""
     from ladder.celery import app
 
     try:
@@ -34,19 +59,44 @@ def worker_processes(*, timeout: float = REPLY_SECONDS) -> int:
         # pending on the connection, and a pooled one would carry it into every process forked
         # later (which then hangs closing it).
         with app.connection_for_write() as connection:
-            inspect = app.control.inspect(timeout=timeout, connection=connection)
-            replies: dict[str, Any] | None = inspect.stats()
+            replies: list[dict[str, Any]] | None = app.control.broadcast(
+                "grass_capacity", reply=True, timeout=timeout, connection=connection
+            )
     except Exception as exc:  # a broker that is down: no worker can be reached
         log.warning("could not ask the workers for their size: %s", exc)
-        return 0
-    total = 0
-    for name, stats in (replies or {}).items():
-        try:
-            total += int(stats["pool"]["max-concurrency"])
-        except (KeyError, TypeError, ValueError):
-            log.warning("worker %s gave no pool size; counted as 1 process", name)
-            total += 1
-    return total
+        return WorkerCapacity()
+    processes = cores = 0
+    for reply in replies or []:
+        for name, answer in reply.items():
+            try:
+                worker_processes = int(answer["processes"])
+                worker_cores = int(answer["cores"])
+            except (KeyError, TypeError, ValueError):
+                log.warning(
+                    "worker %s gave no size (%r); counted as 1 process, 1 core", name, answer
+                )
+                worker_processes = worker_cores = 1
+            processes += worker_processes
+            cores += worker_cores
+    return WorkerCapacity(processes=processes, cores=cores)
+
+
+def worker_processes(*, timeout: float = REPLY_SECONDS) -> int:
+    """Worker processes of every worker that answers within `timeout` (0 if none does)."""
+    return worker_capacity(timeout=timeout).processes
+
+
+def _live_capacity() -> WorkerCapacity:
+    # One answer per broker: hosts that share a cache directory may talk to other brokers.
+    key = f"grass:worker-capacity:{settings.CELERY_BROKER_URL}"
+    cached = cache.get(key)
+    if isinstance(cached, WorkerCapacity):
+        return cached
+    found = worker_capacity()
+    if found.processes == 0:
+        log.warning("no Celery worker answered: the matchmaker queues nothing")
+    cache.set(key, found, CACHE_SECONDS if found.processes else CACHE_SECONDS_NONE)
+    return found
 
 
 def match_capacity() -> int:
@@ -55,12 +105,13 @@ def match_capacity() -> int:
     fixed: int | None = settings.GRASS_MATCH_CAPACITY
     if fixed is not None:
         return fixed
-    # One answer per broker: hosts that share a cache directory may talk to other brokers.
-    key = f"grass:worker-processes:{settings.CELERY_BROKER_URL}"
-    processes = cache.get(key)
-    if processes is None:
-        processes = worker_processes()
-        if processes == 0:
-            log.warning("no Celery worker answered: the matchmaker queues nothing")
-        cache.set(key, processes, CACHE_SECONDS if processes else CACHE_SECONDS_NONE)
-    return int(processes) * int(settings.GRASS_MATCHES_PER_WORKER_PROCESS)
+    return _live_capacity().processes * int(settings.GRASS_MATCHES_PER_WORKER_PROCESS)
+
+
+def seat_capacity() -> int | None:
+    """The most seats in queued + running matches: with `auto` capacity, GRASS_SEATS_PER_CORE
+    times the live workers' cores; None (no limit beyond the matches') when
+    GRASS_MATCH_CAPACITY is a fixed number."""
+    if settings.GRASS_MATCH_CAPACITY is not None:
+        return None
+    return _live_capacity().cores * int(settings.GRASS_SEATS_PER_CORE)

@@ -182,6 +182,13 @@ def matches_active_count() -> int:
     return Match.objects.filter(status__in=[Match.Status.QUEUED, Match.Status.RUNNING]).count()
 
 
+def seats_active_count() -> int:
+    """Seats of the matches waiting for or being played by a worker."""
+    return MatchSeat.objects.filter(
+        match__status__in=[Match.Status.QUEUED, Match.Status.RUNNING]
+    ).count()
+
+
 @dataclass(frozen=True)
 class Candidate:
     """A bot that may be matched: the version it plays, its rating, its recent games."""

@@ -33,13 +33,14 @@ from engine.rules import RULESETS, Variants
 from ladder.bots.models import BotVersion
 from ladder.bots.selectors import bot_version_source
 from ladder.bots.services import bot_disable_if_failing
-from ladder.matches.capacity import match_capacity
+from ladder.matches.capacity import match_capacity, seat_capacity
 from ladder.matches.models import Match, MatchSeat, PendingLog
 from ladder.matches.selectors import (
     Candidate,
     match_seats,
     matches_active_count,
     matchmaker_candidates,
+    seats_active_count,
 )
 from ladder.matches.signals import match_settled
 from ladder.ratings.services import rating_apply
@@ -263,11 +264,14 @@ def matchmaker_fill(
     ruleset: str = "modern",
     seats: int = 4,
     capacity: int | None = None,
+    seat_limit: int | None = None,
     rng: random.Random | None = None,
 ) -> list[Match]:
     """Queue matches until queued + running ones reach `capacity` (default `match_capacity()`:
-    GRASS_MATCH_CAPACITY, or sized from the live workers); returns the new matches, each sent
-    to the workers after commit.
+    GRASS_MATCH_CAPACITY, or sized from the live workers), and their seats `seat_limit`
+    (default `seat_capacity()` when `capacity` is not given: the live workers' cores times
+    GRASS_SEATS_PER_CORE; None: no seat limit); returns the new matches, each sent to the
+    workers after commit.
 
     Each match is built around the bot with the fewest games in the last 24 hours (ties broken
     at random by `rng`): the candidates are sorted by rating and the match takes the `seats`
@@ -281,7 +285,10 @@ def matchmaker_fill(
     if not 2 <= seats <= 6:
         raise ValueError(f"a match needs 2 to 6 seats, got {seats}")
     if capacity is None:
-        capacity = match_capacity()  # before the lock: asking the workers takes a moment
+        # Before the lock: asking the workers takes a moment.
+        capacity = match_capacity()
+        if seat_limit is None:
+            seat_limit = seat_capacity()
     rng = rng or random.Random()
     created: list[Match] = []
     with transaction.atomic():
@@ -295,6 +302,8 @@ def matchmaker_fill(
         size = min(seats, len(candidates))
         if size < 2:
             return []
+        if seat_limit is not None:
+            free = min(free, (seat_limit - seats_active_count()) // size)
         games = {c.version.bot_id: c.recent_games for c in candidates}
         for _ in range(free):
             chosen = _matchmaker_pick(candidates, games=games, size=size, rng=rng)

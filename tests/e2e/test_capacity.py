@@ -1,5 +1,6 @@
 """The matchmaker's `auto` capacity asks real workers over the real broker how many processes
-they run: workers started and stopped change the answer."""
+and cores they have (our `grass_capacity` remote-control command): workers started and stopped
+change the answer."""
 
 from __future__ import annotations
 
@@ -13,13 +14,16 @@ pytestmark = [
 ]
 
 
-def test_live_workers_report_their_processes(celery: Any) -> None:
-    from ladder.matches.capacity import worker_processes
+def test_live_workers_report_their_processes_and_cores(celery: Any) -> None:
+    import os
 
-    assert worker_processes(timeout=0.5) == 0  # none running yet
+    from ladder.matches.capacity import WorkerCapacity, worker_capacity
+
+    cores = len(os.sched_getaffinity(0))
+    assert worker_capacity(timeout=0.5) == WorkerCapacity(0, 0)  # none running yet
     first = celery("worker", concurrency=2)
-    assert worker_processes() == 2
+    assert worker_capacity() == WorkerCapacity(processes=2, cores=cores)
     celery("worker", concurrency=3)
-    assert worker_processes() == 5
+    assert worker_capacity() == WorkerCapacity(processes=5, cores=2 * cores)
     first.stop()
-    assert worker_processes() == 3
+    assert worker_capacity() == WorkerCapacity(processes=3, cores=cores)

@@ -171,17 +171,16 @@ def test_matches_have_a_queue_of_their_own_that_every_worker_takes() -> None:
     assert {q.name for q in app.amqp.queues.consume_from.values()} == {"celery", "matches"}
 
 
-class FakeInspect:
-    """What `app.control.inspect(...).stats()` answers: one entry per worker that replied."""
+class FakeBroadcast:
+    """What `app.control.broadcast("grass_capacity", reply=True, ...)` answers: one entry per
+    worker that replied."""
 
-    def __init__(self, replies: dict[str, Any] | None) -> None:
+    def __init__(self, replies: list[dict[str, Any]]) -> None:
         self.replies = replies
         self.asked = 0
 
-    def __call__(self, timeout: float, connection: Any = None) -> FakeInspect:
-        return self
-
-    def stats(self) -> dict[str, Any] | None:
+    def __call__(self, command: str, **_: Any) -> list[dict[str, Any]]:
+        assert command == "grass_capacity"
         self.asked += 1
         return self.replies
 
@@ -192,27 +191,51 @@ def test_auto_capacity_is_two_matches_per_live_worker_process(
     from django.core.cache import cache
 
     from ladder.celery import app
-    from ladder.matches.capacity import match_capacity
+    from ladder.matches.capacity import match_capacity, seat_capacity
 
     settings.GRASS_MATCH_CAPACITY = None  # auto
     cache.clear()
-    workers = FakeInspect(
-        {
-            "w1@a": {"pool": {"max-concurrency": 3}},
-            "w2@b": {"pool": {"max-concurrency": 2}},
-            "odd@c": {"pool": {}},  # no size given: counted as one process
-        }
+    workers = FakeBroadcast(
+        [
+            {"w1@a": {"processes": 3, "cores": 2}},
+            {"w2@b": {"processes": 2, "cores": 2}},
+            {"odd@c": {"error": "No such command"}},  # an older worker: 1 process, 1 core
+        ]
     )
-    monkeypatch.setattr(app.control, "inspect", workers)
+    monkeypatch.setattr(app.control, "broadcast", workers)
     assert match_capacity() == 2 * (3 + 2 + 1)
     assert match_capacity() == 12 and workers.asked == 1  # the answer stands a while
+    assert seat_capacity() == 8 * (2 + 2 + 1) and workers.asked == 1
     settings.GRASS_MATCHES_PER_WORKER_PROCESS = 1
     assert match_capacity() == 6
 
     bots([1500] * 4)
     assert len(matchmaker_fill(seats=2)) == 6
     settings.GRASS_MATCH_CAPACITY = 7  # a fixed number wins over the workers' answer
+    assert seat_capacity() is None
     assert len(matchmaker_fill(seats=2)) == 1
+
+
+def test_auto_capacity_counts_seats_against_the_workers_cores(
+    bots: Any, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker with more processes than cores: its cores, not its processes, bound the
+    tables in flight, so the extra work waits in the queue instead of slowing every match."""
+    from django.core.cache import cache
+
+    from ladder.celery import app
+
+    settings.GRASS_MATCH_CAPACITY = None
+    cache.clear()
+    monkeypatch.setattr(
+        app.control, "broadcast", FakeBroadcast([{"big@a": {"processes": 8, "cores": 1}}])
+    )
+    bots([1500] * 4)
+    created = matchmaker_fill(seats=4)
+    assert len(created) == 2  # 8 seats on one core: two four-seat tables, not sixteen
+    assert matchmaker_fill(seats=2) == []  # every seat taken, whatever the table size
+    settings.GRASS_SEATS_PER_CORE = 12
+    assert len(matchmaker_fill(seats=2)) == 2  # 4 seats free: two more two-seat tables
 
 
 def test_with_no_worker_answering_nothing_is_queued(
@@ -224,13 +247,13 @@ def test_with_no_worker_answering_nothing_is_queued(
 
     settings.GRASS_MATCH_CAPACITY = None
     cache.clear()
-    monkeypatch.setattr(app.control, "inspect", FakeInspect(None))
+    monkeypatch.setattr(app.control, "broadcast", FakeBroadcast([]))
     bots([1500] * 4)
     assert matchmaker_fill(seats=2) == []
 
-    def broker_down(timeout: float, connection: Any = None) -> Any:
+    def broker_down(command: str, **_: Any) -> Any:
         raise ConnectionError("Error 111 connecting to 127.0.0.1:6379")
 
     cache.clear()
-    monkeypatch.setattr(app.control, "inspect", broker_down)
+    monkeypatch.setattr(app.control, "broadcast", broker_down)
     assert matchmaker_fill(seats=2) == []

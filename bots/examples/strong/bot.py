@@ -129,10 +129,13 @@ class StrongBot(Bot):
         if len(candidates) == 1:
             return baseline
         gains: dict[str, list[float]] = {a: [] for a in candidates if a != baseline}
+        # CPU time, as the runner counts it: the same thinking on a busy worker as an idle one.
         budget = min(self.budget_ms, max(5, obs.bank_ms // 50)) / 1000
-        deadline = time.perf_counter() + budget
+        if obs.cpu_ms:
+            budget = min(budget, obs.cpu_left() / 2)
+        deadline = time.process_time() + budget
         samples = 0
-        while samples < MAX_SAMPLES and (samples < MIN_SAMPLES or time.perf_counter() < deadline):
+        while samples < MAX_SAMPLES and (samples < MIN_SAMPLES or time.process_time() < deadline):
             base = sample_game(obs.raw, self.rng)
             hand = base.hand_no
             values = {}
