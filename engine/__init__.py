@@ -8,6 +8,8 @@
     1
 
 Rules are data (`Ruleset`, `Variants`); every rule and interpretation is in `engine/RULES.md`.
+The game's state is a `Table` (`engine/state.py`), its log a list of events (`engine/events.py`);
+`engine/hands.py`, `engine/effects.py` and `engine/deals.py` hold the rules by topic.
 """
 
 from __future__ import annotations
@@ -15,10 +17,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from engine.cards import FAMILY, INFO, VALUE, Card, Family
+from engine.events import Event
 from engine.game import ENGINE_VERSION, Decision, Game, IllegalAction, Phase
 from engine.observation import observe, redact
 from engine.rules import CLASSIC, MODERN, RULESETS, Ruleset, Variants, resolve_ruleset
 from engine.scoring import HandScore, HandTally, add_to_totals, finishing_ranks, score_hand
+from engine.state import Seat, Table
 
 __all__ = [
     "CLASSIC",
@@ -30,6 +34,7 @@ __all__ = [
     "VALUE",
     "Card",
     "Decision",
+    "Event",
     "Family",
     "Game",
     "HandScore",
@@ -37,6 +42,8 @@ __all__ = [
     "IllegalAction",
     "Phase",
     "Ruleset",
+    "Seat",
+    "Table",
     "Variants",
     "add_to_totals",
     "finishing_ranks",

@@ -125,6 +125,14 @@ ORDER: dict[Card, int] = {card: index for index, card in enumerate(Card)}
 PEDDLES: tuple[Card, ...] = tuple(c for c in Card if FAMILY[c] is Family.PEDDLE)
 
 
+def distinct(cards: list[Card]) -> list[Card]:
+    """The kinds among `cards`, once each, in canonical card order."""
+    return sorted(set(cards), key=_ORDER_OF)
+
+
+_ORDER_OF = ORDER.__getitem__
+
+
 def sort_cards(cards: list[Card]) -> list[Card]:
     """Cards in canonical order, so that views and encodings never depend on arrival order."""
     return sorted(cards, key=ORDER.__getitem__)

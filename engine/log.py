@@ -15,10 +15,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from engine.game import ENGINE_VERSION, Event, Game, IllegalAction
+from engine.game import ENGINE_VERSION, LOG_FORMAT, Event, EventHook, Game, IllegalAction
 from engine.rules import Variants, resolve_ruleset, version_tuple
-
-LOG_FORMAT = "grass-log/1"
 
 
 class LogError(ValueError):
@@ -102,9 +100,11 @@ def read_log(source: str | Path | IO[bytes]) -> list[Event]:
     return list(iter_events(source))
 
 
-def game_from_header(header: Event) -> Game:
+def game_from_header(header: Event, on_event: EventHook | None = None) -> Game:
     """A fresh game as the header describes it (line 1 of a log), under the rules of the engine
-    version that wrote it (`engine.rules.rules_as_of`)."""
+    version that wrote it (`engine.rules.rules_as_of`). `on_event` is the game's event hook
+    (`Game.on_event`) from its start; a game set up from a position calls it, once set up, for
+    the events it logged meanwhile (they all show the position)."""
     if header.get("e") != "header":
         raise LogError(1, "the first line must be the header")
     if header.get("format") != LOG_FORMAT:
@@ -137,22 +137,29 @@ def game_from_header(header: Event) -> Game:
             from engine.position import Position, game_from_position
 
             position = Position.from_dict(header["position"])
-            return game_from_position(
+            game = game_from_position(
                 position, header["ruleset"], variants, seed, header.get("limits"), written_by
             )
-        rules = resolve_ruleset(header["ruleset"], variants, header.get("limits"), written_by)
-        return Game(rules, variants, seed, [str(p) for p in players])
+        else:
+            rules = resolve_ruleset(header["ruleset"], variants, header.get("limits"), written_by)
+            return Game(rules, variants, seed, [str(p) for p in players], on_event=on_event)
     except (KeyError, TypeError, ValueError) as exc:
         raise LogError(1, f"bad header: {exc}") from None
+    if on_event is not None:
+        for event in game.events:
+            on_event(game, event)
+        game.on_event = on_event
+    return game
 
 
-def replay(events: Iterable[Event]) -> Game:
+def replay(events: Iterable[Event], on_event: EventHook | None = None) -> Game:
     """Replay a log through the engine; returns the finished game.
 
     Raises LogError at the first line where the log and the engine disagree: an edited card,
     action, score or result, a missing line, or lines after the result. `note` lines (written
     by the bot runner: faults, strikes, forfeits) are commentary, not game events: they are
-    skipped and not verified.
+    skipped and not verified. `on_event` watches the game as it is replayed (see
+    `game_from_header`); it may hear of an event before the log's line is compared with it.
     """
     events = list(events)
     if not events:
@@ -163,24 +170,27 @@ def replay(events: Iterable[Event]) -> Game:
     log = [e for _, e in numbered]
     line_of = [n for n, _ in numbered] + [numbered[-1][0] + 1]
     try:
-        return _replay(log)
+        return _replay(log, on_event)
     except LogError as exc:
         # Report the line number in the file, counting the runner's notes.
         raise LogError(line_of[exc.line - 1], exc.reason) from None
 
 
-def _replay(log: list[Event]) -> Game:
-    game = game_from_header(log[0])
+def _replay(log: list[Event], on_event: EventHook | None) -> Game:
+    game = game_from_header(log[0], on_event)
+    events = game.events
     checked = 0
     while True:
-        while checked < len(game.events):
-            expected = _normal(game.events[checked])
+        while checked < len(events):
+            # The engine's event equals the line as read back from JSON (cards are strings):
+            # compare directly, and through JSON only when that fails (a tuple for a list).
+            event = events[checked]
             if checked >= len(log):
-                raise LogError(checked + 1, f"log ends early; the engine expected {expected}")
-            if log[checked] != expected:
+                raise LogError(checked + 1, f"log ends early; the engine expected {_normal(event)}")
+            if log[checked] != event and log[checked] != _normal(event):
                 raise LogError(
                     checked + 1,
-                    f"the engine expected {encode(expected)}, the log has {encode(log[checked])}",
+                    f"the engine expected {encode(event)}, the log has {encode(log[checked])}",
                 )
             checked += 1
         if game.over:
@@ -197,7 +207,7 @@ def _replay(log: list[Event]) -> Game:
                 checked + 1,
                 f"the engine expected an action by seat {game.to_act}, the log has {encode(line)}",
             )
-        if line.get("seat") != game.to_act:
+        if line.get("seat") != game.table.to_act:
             raise LogError(
                 checked + 1, f"seat {line.get('seat')} acts, but it is seat {game.to_act}'s turn"
             )

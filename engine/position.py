@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.cards import FAMILY, VALUE, Card, Family, parse_card
-from engine.game import Game
-from engine.rules import Ruleset, Variants, resolve_ruleset, ruleset_limits
+from engine.game import Game, header_event
+from engine.rules import Ruleset, Variants, resolve_ruleset
+from engine.state import Table
 
 
 @dataclass(frozen=True)
@@ -134,34 +135,22 @@ def game_from_position(
     excess = placed - deck
     if excess:
         raise ValueError(f"more cards than the {rules.name} deck holds: {dict(excess)}")
-    game = Game(rules, variants, seed, names, start=False)
-    game._emit(
-        {
-            "e": "header",
-            "format": "grass-log/1",
-            "engine": rules.engine,
-            "ruleset": rules.name,
-            "limits": ruleset_limits(rules),
-            "variants": variants.as_dict(),
-            "seed": seed,
-            "players": names,
-            "position": position.as_dict(),
-        }
-    )
-    game.hand_no = position.hand_number
-    game.dealer = position.dealer if position.dealer is not None else (position.active - 1) % n
+    header = header_event(rules, variants, seed, names)
+    header["position"] = position.as_dict()
+    table = Table.new(names, seed)
+    table.events = [dict(header)]
+    table.hand_no = position.hand_number
+    table.dealer = position.dealer if position.dealer is not None else (position.active - 1) % n
     if position.totals:
-        game.totals = list(position.totals)
-    for seat, setup in zip(game.seats, seats, strict=True):
+        table.totals = list(position.totals)
+    for seat, setup in zip(table.seats, seats, strict=True):
         seat.hand = list(setup.hand)
         seat.market_open = setup.market_open
         seat.heat = list(setup.heat)
         seat.unprotected = list(setup.unprotected)
         seat.protected = [(p, list(g)) for p, g in setup.protected]
         seat.skips = setup.skips
-    game.stack = list(reversed(position.stack))
-    game.wasted = list((deck - placed).elements())
-    game.hand_start_event = len(game.events)
-    game._start_turn(position.active)
-    game._settle()
-    return game
+    table.stack = list(reversed(position.stack))
+    table.wasted = list((deck - placed).elements())
+    table.hand_start_event = len(table.events)
+    return Game.from_table(rules, variants, seed, names, table, first_turn=position.active)

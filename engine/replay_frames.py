@@ -1,39 +1,37 @@
 """A replay's frames: the table after every event of a log, omniscient or as one seat saw it.
 
 The replay viewer (`ladder/replays`) steps through these frames; the engine computes them, so
-the browser never re-implements a rule. A seat's frames are built from `observe(game, seat)`
-only, so they hold exactly what that seat could know: the browser is never sent another seat's
-hidden cards, it does not merely hide them.
+the browser never re-implements a rule. A seat's frames hold exactly what that seat could know
+(what `observe(game, seat)` shows): the browser is never sent another seat's hidden cards, it
+does not merely hide them.
 
-One `apply` can log several events (a card played, the turn ended, the next seat's draw), and
-the engine changes its state around its `_emit` calls in two orders: most events are logged
-*after* their change (a draw, a move, a hand's end), but an `act` is logged *before* its effect,
-and `dealt` before the hands are picked up. So the frames come from a game that watches its own
-`_emit`: an event of the first kind is snapshotted when it is logged; one of the second kind
-when the engine next reaches a checkpoint (the next event, the start of a turn, the scoring of a
-hand, or the end of the decision). The few remaining approximations are harmless: an action
-whose effect logs its own events (a Steal and its `move`) shows that effect already, and while
-passed cards travel (`pass` events) a hand can show one card short until its card arrives.
+The frames are built in one pass: the log is replayed once (and checked line by line as
+`engine.log.replay` does), and the game's event hook (`Game.on_event`) hears of every event as
+soon as the table shows its outcome. The hook compares the table with the frame before and
+writes down only what changed, so a frame is a *delta* (`deltas`, the form the site stores and
+sends); `frames` gives them whole. Two harmless approximations come from the order in which
+the engine logs: an action whose effect logs its own events (a Steal and its `move`) shows that
+effect already, and while passed cards travel (`pass` events) a hand can show one card short
+until its card arrives.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import gc
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from engine.cards import INFO, ORDER, Card
 from engine.game import Event, Game
-from engine.log import LogError, game_from_header, replay
+from engine.log import LogError, replay
 from engine.observation import observe, redact
-from engine.transcript import transcript
+from engine.state import PHASE_TEXT, Phase, Table
+from engine.transcript import describe
 
 Frame = dict[str, Any]
 """One step of a replay, JSON-ready (see `frames`)."""
 
-_DEFERRED = frozenset({"act", "dealt", "offer", "exchange", "result"})
-"""Events logged before (part of) their effect: snapshotted at the next checkpoint."""
-
-_TABLE_KEYS = ("hand_number", "dealer", "active", "to_act", "phase", "stack", "wasted", "totals")
+_TABLE_KEYS = ("dealer", "active", "to_act", "phase", "stack", "wasted", "totals", "hand", "deal")
 _SEAT_KEYS = (
     "cards",
     "market_open",
@@ -44,16 +42,21 @@ _SEAT_KEYS = (
     "skips",
     "extra_turns",
 )
+_TEXT: dict[Card, str] = {card: card.value for card in Card}
+
+
+def _texts(cards: Iterable[Card]) -> list[str]:
+    return [_TEXT[c] for c in cards]
 
 
 def _sorted(cards: Iterable[Card]) -> list[str]:
-    return [c.value for c in sorted(cards, key=ORDER.__getitem__)]
+    return [_TEXT[c] for c in sorted(cards, key=ORDER.__getitem__)]
 
 
 def _table(view: dict[str, Any]) -> Frame:
     """The public part of an observation, which every seat sees alike."""
-    table: Frame = {key: view[key] for key in _TABLE_KEYS}
-    table["hand"] = table.pop("hand_number")
+    table: Frame = {key: view[key] for key in _TABLE_KEYS if key != "hand"}
+    table["hand"] = view["hand_number"]
     table["deal"] = view["deal"]
     table["seats"] = [{key: seat[key] for key in _SEAT_KEYS} for seat in view["seats"]]
     return table
@@ -63,7 +66,8 @@ def seat_state(game: Game, seat: int) -> Frame:
     """The table as `seat` sees it now: public facts plus its own hand (and draft cards).
 
     Built from `observe` alone, so the engine's secrecy rules decide what is in it; other
-    seats' `hand` is None (the browser draws `cards` card backs).
+    seats' `hand` is None (the browser draws `cards` card backs). Replays build the same
+    state faster, change by change (`_Recorder`); the tests check that they agree.
     """
     view = observe(game, seat, since=len(game.events))
     state = _table(view)
@@ -83,74 +87,6 @@ def omniscient_state(game: Game) -> Frame:
             entry["packet"] = _sorted(game.packets[index])
             entry["kept"] = _sorted(game.kept[index])
     return state
-
-
-class _Recorder(Game):
-    """A Game that snapshots its table after every event it logs (see the module docstring).
-
-    `states[i]` is the snapshot after `events[i]`, None while it waits for a checkpoint.
-    """
-
-    def __init__(self, game: Game, snapshot: Callable[[Game], Frame]) -> None:
-        self.snapshot = snapshot
-        self.pending: list[int] = []
-        self.states: list[Frame | None] = []
-        super().__init__(game.ruleset, game.variants, game.seed, game.names)
-
-    @classmethod
-    def adopt(cls, game: Game, snapshot: Callable[[Game], Frame]) -> _Recorder:
-        """Record from an already started game (one set up from a position): the events it
-        has logged so far all show its state now."""
-        recorder = cls.__new__(cls)
-        recorder.__dict__.update(game.__dict__)
-        recorder.snapshot = snapshot
-        recorder.pending = []
-        recorder._refresh()  # The legal moves were bound to the other game's methods.
-        state = snapshot(recorder)
-        recorder.states = [state for _ in game.events]
-        return recorder
-
-    def checkpoint(self) -> None:
-        if self.pending:
-            state = self.snapshot(self)
-            for index in self.pending:
-                self.states[index] = state
-            self.pending = []
-
-    def _emit(self, event: Event) -> None:
-        if event.get("e") != "dealt":
-            # Dealt cards are picked up after the last `dealt` line: those frames wait for it.
-            self.checkpoint()
-        super()._emit(event)
-        self.states.append(None)
-        if event.get("e") in _DEFERRED:
-            self.pending.append(len(self.events) - 1)
-        else:
-            self.states[-1] = self.snapshot(self)
-
-    def _start_turn(self, seat: int) -> None:
-        self.checkpoint()
-        super()._start_turn(seat)
-
-    def _end_hand(self) -> None:
-        self.checkpoint()
-        super()._end_hand()
-
-
-def _record(log: list[Event], snapshot: Callable[[Game], Frame]) -> _Recorder:
-    """Play a verified log again, recording a snapshot per event."""
-    header = log[0]
-    started = game_from_header(header)
-    if "position" in header:
-        recorder = _Recorder.adopt(started, snapshot)
-    else:
-        recorder = _Recorder(started, snapshot)
-    recorder.checkpoint()
-    for event in log[len(recorder.events) :]:
-        if event.get("e") == "act" and not event.get("auto"):
-            recorder.apply(event["action"])
-            recorder.checkpoint()
-    return recorder
 
 
 # ---------------------------------------------------------------------- readable lines
@@ -186,15 +122,41 @@ class _Lines:
 
     def __init__(self, header: Event, seat: int | None) -> None:
         self.seat = seat
-        self.header = header
         self.names = [str(p) for p in header["players"]]
-        self.skip = len(list(transcript([header])))
+        self.known: dict[tuple[Any, ...], list[str]] = {}
+        """Lines of the events that repeat a lot (actions such as "deal @1" or "decline",
+        draws, deal offers), by what they depend on."""
 
     def __call__(self, event: Event) -> list[str]:
         kind = event.get("e")
-        if kind == "header":
+        if kind == "act":
+            see = event.get("see")
+            hidden = self.seat is not None and see is not None and self.seat not in see
+            key: tuple[Any, ...] = (
+                event["seat"],
+                event["phase"],
+                event["action"],
+                "auto" in event,
+                hidden,
+            )
+        elif kind == "draw":
+            key = ("draw", event["seat"], event["secret"]["card"])
+        elif kind == "offer":
+            offer, ask = event["offer"], event["ask"]
+            key = ("offer", event["seat"], event["partner"], event["give"], event["want"])
+            if offer or ask:
+                key += (tuple(offer), tuple(ask))
+        else:
+            return self._lines(event)
+        lines = self.known.get(key)
+        if lines is None:
+            lines = self.known[key] = self._lines(event)
+        return lines
+
+    def _lines(self, event: Event) -> list[str]:
+        if event.get("e") == "header":
             shown = event if self.seat is None else {**event, "seed": "(hidden)"}
-            return list(transcript([shown]))
+            return describe(shown, self.names)
         if self.seat is not None:
             see = event.get("see")
             if see is not None and self.seat not in see:
@@ -202,11 +164,10 @@ class _Lines:
                 if hidden is not None:
                     return hidden
                 event = redact(event, self.seat)
-            else:
+            elif "auto" in event:
                 # As `redact` does: "forced" would tell that a seat had no choice.
                 event = {k: v for k, v in event.items() if k != "auto"}
-        lines = list(transcript([self.header, event]))[self.skip :]
-        return [line.strip() for line in lines]
+        return [line.strip() for line in describe(event, self.names)]
 
 
 def _note_line(note: Event, names: Sequence[str], full: bool) -> str:
@@ -226,6 +187,250 @@ def _note_line(note: Event, names: Sequence[str], full: bool) -> str:
     return text
 
 
+# ---------------------------------------------------------------------- the recorder
+
+
+class _SeatMemo:
+    """What one seat's entry was last built from (copies), to tell cheaply whether it changed:
+    hand size, Market Open, skips, extra turns, heat, unprotected, hassle pile underneath,
+    protected groups, and the hand and draft cards when they are shown."""
+
+    __slots__ = ("entry", "state")
+
+    def __init__(self) -> None:
+        self.entry: Frame | None = None
+        self.state: list[Any] = []
+
+
+_NO_SEATS: tuple[int, ...] = ()
+_QUIET_PHASES = frozenset({"deal-give", "deal-want", "deal-stash"})
+_NAMED = {
+    "draw": ("seat",),
+    "skip": ("seat",),
+    "extra-turn": ("seat",),
+    "waste": ("seat",),
+    "move": ("from", "to"),
+    "take": ("seat", "from"),
+    "pass": ("seat", "to"),
+    "exchange": ("seat", "partner"),
+    "offer": (),
+    "hand-end": (),
+    "result": (),
+}
+
+
+def _touched(event: Event) -> tuple[int, ...] | None:
+    """The seats whose entries may have changed since the frame before this event's (None:
+    any seat). The engine logs its changes to seats as events that name them (a draw, a move,
+    a pass...), except the effect of an action, so an action touches any seat but for the deal
+    steps, which only draft the deal (`tests/engine/test_replay_frames.py` checks this against
+    every seat in many games)."""
+    kind = event["e"]
+    if kind == "act":
+        phase = event["phase"]
+        if phase in _QUIET_PHASES:
+            return _NO_SEATS
+        action = event["action"]
+        if action == "decline" or (phase == "turn" and action.startswith("deal ")):
+            return _NO_SEATS
+        return None
+    keys = _NAMED.get(kind)
+    if keys is None:
+        return None  # the header, a new hand, the cards dealt
+    return tuple(event[key] for key in keys)
+
+
+class _Recorder:
+    """The game's event hook during a replay: one delta frame per event (see `deltas`).
+
+    For each event it compares the table with what the previous frame was built from: plain
+    numbers directly, the Wasted pile and the totals by size and identity (the engine only
+    adds to the pile and replaces the totals), the deal being drafted by its fields, and
+    the seats the event may have touched (`_touched`) first by the lists their entries are
+    built from (kept as copies); only a seat that differs there gets its entry rebuilt and
+    compared. With `check`, every seat is compared at every event and the shortcuts verified
+    (for the tests).
+    """
+
+    def __init__(
+        self,
+        seat: int | None,
+        lines: _Lines,
+        line_of: list[int],
+        notes: list[list[str] | None],
+        check: bool = False,
+    ) -> None:
+        self.seat = seat
+        self.lines = lines
+        self.line_of = line_of
+        self.notes = notes
+        self.check = check
+        self.frames: list[Frame] = []
+        self.last: Frame = {}
+        """The previous frame's value of every key (seats aside)."""
+        self.numbers: tuple[Any, ...] = ()
+        self.wasted: tuple[list[Card] | None, int] = (None, -1)
+        self.totals: list[int] | None = None
+        self.deal: tuple[Any, ...] = (False,)
+        self.memos: list[_SeatMemo] = []
+
+    def __call__(self, game: Game, event: Event) -> None:
+        index = len(self.frames)
+        if index >= len(self.line_of):
+            return  # more events than the log has: the replay reports where it ends
+        t = game.table
+        last = self.last
+        delta: Frame = {
+            "index": index,
+            "line": self.line_of[index],
+            "event": event["e"],
+            "lines": self.lines(event),
+        }
+        notes = self.notes[index]
+        if notes is not None:
+            delta["notes"] = notes
+        numbers = (t.dealer, t.active, t.to_act, PHASE_TEXT[t.phase], len(t.stack))
+        if numbers != self.numbers:
+            for key, old, new in zip(_NUMBERS, self.numbers or _UNSET, numbers, strict=True):
+                if old != new:
+                    delta[key] = new
+            self.numbers = numbers
+        wasted = t.wasted
+        if self.wasted[0] is not wasted or self.wasted[1] != len(wasted):
+            self.wasted = (wasted, len(wasted))
+            shown = _texts(wasted)
+            if index == 0 or last["wasted"] != shown:
+                delta["wasted"] = last["wasted"] = shown
+        elif self.check:
+            assert _texts(wasted) == last["wasted"], "the Wasted pile changed but for additions"
+        if t.totals is not self.totals:
+            self.totals = t.totals
+            if index == 0 or last["totals"] != t.totals:
+                delta["totals"] = last["totals"] = t.totals[:]
+        elif self.check:
+            assert t.totals == last["totals"], "the totals changed in place"
+        if index == 0 or last["hand"] != t.hand_no:
+            delta["hand"] = last["hand"] = t.hand_no
+        deal = t.deal
+        drafted = (
+            (None,)
+            if deal is None
+            else (deal, deal.give, deal.want, len(deal.offer), len(deal.ask))
+        )
+        if drafted != self.deal:
+            self.deal = drafted
+            public = None if deal is None else deal.public()
+            if index == 0 or last["deal"] != public:
+                delta["deal"] = last["deal"] = public
+        seats = self._seats(t, _touched(event) if index and not self.check else None)
+        if seats:
+            delta["seats"] = seats
+        self.frames.append(delta)
+
+    def _seats(self, t: Table, touched: tuple[int, ...] | None) -> dict[str, Frame] | None:
+        memos = self.memos
+        if not memos:
+            memos = self.memos = [_SeatMemo() for _ in t.seats]
+        changed: dict[str, Frame] | None = None
+        viewer = self.seat
+        drafting = bool(t.packets) and (viewer is None or t.phase is Phase.DRAFT)
+        for index in range(len(memos)) if touched is None else touched:
+            seat = t.seats[index]
+            memo = memos[index]
+            hand = seat.hand
+            now: list[Any] = [
+                len(hand),
+                seat.market_open,
+                seat.skips,
+                seat.extra_turns,
+                seat.heat,
+                seat.unprotected,
+                seat.hassle_under,
+                seat.protected,
+            ]
+            if viewer is None or index == viewer:
+                now.append(hand)
+                if drafting:
+                    now.append(t.packets[index])
+                    now.append(t.kept[index])
+            if now == memo.state:
+                continue
+            for at in range(4, len(now)):
+                now[at] = now[at][:]
+            now[7] = [(p, g[:]) for p, g in seat.protected]
+            memo.state = now
+            entry = _entry(now)
+            if entry != memo.entry:
+                memo.entry = entry
+                if changed is None:
+                    changed = {}
+                changed[str(index)] = entry
+        return changed
+
+
+_NUMBERS = ("dealer", "active", "to_act", "phase", "stack")
+_UNSET = (None,) * len(_NUMBERS)
+
+
+def _entry(state: list[Any]) -> Frame:
+    """A seat's entry in a frame, from its memo's state."""
+    cards, market_open, skips, extra_turns, heat, peddles, hassle, protected, *shown = state
+    entry: Frame = {
+        "cards": cards,
+        "market_open": market_open,
+        "heat": _texts(heat),
+        "hassle_under": _texts(hassle),
+        "unprotected": _sorted(peddles),
+        "protected": [{"card": _TEXT[p], "covers": _sorted(group)} for p, group in protected],
+        "skips": skips,
+        "extra_turns": extra_turns,
+        "hand": _sorted(shown[0]) if shown else None,
+    }
+    if len(shown) == 3:
+        entry["packet"] = _sorted(shown[1])
+        entry["kept"] = _sorted(shown[2])
+    return entry
+
+
+def _record(events: Iterable[Event], seat: int | None, check: bool = False) -> list[Frame]:
+    """Replay a log once, checking it, and return its frames as deltas."""
+    numbered = list(enumerate(events, start=1))
+    header = numbered[0][1] if numbered else {}
+    players = header.get("players")
+    names = [str(p) for p in players] if isinstance(players, list) else []
+    line_of: list[int] = []
+    notes: list[list[str]] = [[]]
+    for number, event in numbered:
+        if event.get("e") == "note":
+            full = seat is None or event.get("seat") == seat
+            notes[-1].append(_note_line(event, names, full))
+        else:
+            line_of.append(number)
+            notes.append([])
+    if len(notes) > 1:
+        notes[-2].extend(notes.pop())  # notes after the last event join its frame
+    if seat is not None and names and not 0 <= seat < len(names):
+        raise ValueError(f"no seat {seat} in a {len(names)}-player game")
+    # A frame shows its notes only when they differ from the frame before's (None: the same).
+    changes: list[list[str] | None] = [
+        None if k and notes[k] == notes[k - 1] else notes[k] for k in range(len(notes))
+    ]
+    recorder = _Recorder(seat, _Lines({"players": names}, seat), line_of, changes, check)
+    collecting = gc.isenabled()
+    # The frames are tens of thousands of small containers with no cycles among them: the
+    # cyclic collector would walk them over and over as they pile up (about half the cost of
+    # building them), so it waits until they are built.
+    gc.disable()
+    try:
+        replay((event for _, event in numbered), on_event=recorder)
+    finally:
+        if collecting:
+            gc.enable()
+    if len(recorder.frames) != len(line_of):
+        raise LogError(len(numbered), "the replay did not reproduce the log")
+    return recorder.frames
+
+
 # ---------------------------------------------------------------------- frames
 
 
@@ -234,8 +439,8 @@ def frames(events: Iterable[Event], seat: int | None = None) -> list[Frame]:
     of the event that follows them, not frames of their own).
 
     `seat` None: omniscient, every hand face up; a seat number: what that seat saw. Raises
-    LogError, naming the line, for a log the engine does not reproduce (`engine.log.replay`
-    checks it first); ValueError for a seat that is not in the game.
+    LogError, naming the line, for a log the engine does not reproduce (as `engine.log.replay`
+    does); ValueError for a seat that is not in the game.
 
     A frame: `index` (among game events), `line` (in the file, counting notes), `event` (its
     kind), `lines` (readable), `notes`; the table after the event: `hand`, `dealer`,
@@ -245,46 +450,7 @@ def frames(events: Iterable[Event], seat: int | None = None) -> list[Frame]:
     `hassle_under`, `unprotected`, `protected` ([{card, covers}]), `skips`, `extra_turns`,
     and during a Give me five draft `packet` and `kept`.
     """
-    numbered = list(enumerate(events, start=1))
-    game = replay(event for _, event in numbered)
-    if seat is not None and not 0 <= seat < game.n:
-        raise ValueError(f"no seat {seat} in a {game.n}-player game")
-    log = [event for _, event in numbered if event.get("e") != "note"]
-    snapshot: Callable[[Game], Frame]
-    if seat is None:
-        snapshot = omniscient_state
-    else:
-        viewer = seat
-        snapshot = lambda g: seat_state(g, viewer)  # noqa: E731
-    recorder = _record(log, snapshot)
-    if len(recorder.events) != len(log):
-        raise LogError(len(numbered), "the replay did not reproduce the log")
-    lines = _Lines(log[0], seat)
-    names = lines.names
-    result: list[Frame] = []
-    notes: list[str] = []
-    index = 0
-    for number, event in numbered:
-        if event.get("e") == "note":
-            full = seat is None or event.get("seat") == seat
-            notes.append(_note_line(event, names, full))
-            continue
-        state = recorder.states[index]
-        assert state is not None, f"no snapshot after event {index}"
-        frame: Frame = {
-            "index": index,
-            "line": number,
-            "event": event["e"],
-            "lines": lines(event),
-            "notes": notes,
-            **state,
-        }
-        result.append(frame)
-        notes = []
-        index += 1
-    if notes:
-        result[-1]["notes"] = result[-1]["notes"] + notes
-    return result
+    return undelta(_record(events, seat))
 
 
 _ALWAYS = frozenset({"index", "line", "event", "lines"})
@@ -297,7 +463,8 @@ def deltas(full: Sequence[Frame]) -> list[Frame]:
     that changed; the first frame is complete. A full 30-hand game (tens of thousands of
     events) is tens of megabytes of full frames (66 MB for a 50,000-event one) and still
     several megabytes of deltas (about 7 to 10 MB of JSON, well under 1 MB gzipped, which is
-    how the site caches and sends them); the viewer rebuilds the frames as it loads."""
+    how the site caches and sends them); the viewer rebuilds the frames as it loads.
+    `document` builds its deltas directly, without the full frames."""
     result: list[Frame] = []
     previous: Frame = {}
     for frame in full:
@@ -318,7 +485,7 @@ def deltas(full: Sequence[Frame]) -> list[Frame]:
 
 
 def undelta(changes: Sequence[Frame]) -> list[Frame]:
-    """The frames again from `deltas` (what the viewer's script does; used by the tests)."""
+    """The frames again from `deltas` (what the viewer's script does)."""
     result: list[Frame] = []
     current: Frame = {}
     for delta in changes:
@@ -351,7 +518,7 @@ def document(events: Iterable[Event], seat: int | None = None) -> dict[str, Any]
     `deltas`) and the result. As `frames`, with the seed left out of a seat's view (it decides
     every shuffle, so it would give every hidden card away)."""
     log = list(events)
-    shown = frames(log, seat)
+    changes = _record(log, seat)
     header = log[0]
     game: dict[str, Any] = {
         "players": [str(p) for p in header["players"]],
@@ -367,5 +534,5 @@ def document(events: Iterable[Event], seat: int | None = None) -> dict[str, Any]
         "game": game,
         "cards": cards_info(),
         "result": next((e for e in log if e.get("e") == "result"), None),
-        "frames": deltas(shown),
+        "frames": changes,
     }

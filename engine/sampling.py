@@ -14,8 +14,9 @@ from collections import Counter
 from typing import Any
 
 from engine.cards import Card
-from engine.game import Game, Phase
+from engine.game import Game
 from engine.rules import Variants, learning_stage, resolve_ruleset
+from engine.state import Phase, Table
 
 
 def _wiped_out(view: dict[str, Any], max_deals: int, deals_on: bool) -> set[int]:
@@ -49,25 +50,26 @@ def sample_game(view: dict[str, Any], rng: random.Random) -> Game:
     variants = Variants.from_dict(view["variants"])
     rules = resolve_ruleset(view["ruleset"], variants, view.get("limits"))
     names = view["players"]
-    game = Game(rules, variants, rng.getrandbits(64), names, start=False)
+    seed = rng.getrandbits(64)
+    table = Table.new(names, seed)
     me = view["seat"]
-    game.hand_no = view["hand_number"]
-    game.dealer = view["dealer"]
-    game.active = view["active"]
-    game.to_act = view["to_act"]
-    game.totals = list(view["totals"])
-    game.wasted = [Card(c) for c in view["wasted"]]
+    table.hand_no = view["hand_number"]
+    table.dealer = view["dealer"]
+    table.active = view["active"]
+    table.to_act = view["to_act"]
+    table.totals = list(view["totals"])
+    table.wasted = [Card(c) for c in view["wasted"]]
     turn = view["turn"]
-    game.played = turn["played"]
-    game.swapped = turn["swapped"]
-    game.deals_made = turn["deals_made"]
-    game.phase = Phase.TURN
+    table.played = turn["played"]
+    table.swapped = turn["swapped"]
+    table.deals_made = turn["deals_made"]
+    table.phase = Phase.TURN
 
-    stage = learning_stage(variants, game.hand_no)
+    stage = learning_stage(variants, table.hand_no)
     removed = stage.removed if stage else frozenset()
     unseen = Counter({card: count for card, count in rules.deck if card not in removed})
-    unseen.subtract(game.wasted)
-    for seat, public in zip(game.seats, view["seats"], strict=True):
+    unseen.subtract(table.wasted)
+    for seat, public in zip(table.seats, view["seats"], strict=True):
         seat.market_open = public["market_open"]
         seat.heat = [Card(c) for c in public["heat"]]
         seat.hassle_under = [Card(c) for c in public["hassle_under"]]
@@ -80,9 +82,9 @@ def sample_game(view: dict[str, Any], rng: random.Random) -> Game:
         unseen.subtract(seat.table_cards())
     if rules.wiped_out_stops_dealing:
         for index in _wiped_out(view, rules.max_deals_per_turn, stage is None or stage.deals):
-            game.seats[index].wiped_out = True
+            table.seats[index].wiped_out = True
     own = [Card(c) for c in view["hand"]]
-    game.seats[me].hand = own
+    table.seats[me].hand = own
     unseen.subtract(own)
     if min(unseen.values(), default=0) < 0:
         raise ValueError("the observation holds more cards than the deck")
@@ -108,12 +110,10 @@ def sample_game(view: dict[str, Any], rng: random.Random) -> Game:
         hand = known.pop(index, [])
         while len(hand) < public["cards"]:
             hand.append(pool.pop())
-        game.seats[index].hand = hand
+        table.seats[index].hand = hand
     rng.shuffle(pool)
     if len(pool) != view["stack"]:
         raise ValueError(f"{len(pool)} unseen cards for a stack of {view['stack']}")
-    game.stack = pool
-    game.last_turn = not pool
-    game.hand_start_event = 0
-    game._refresh()
-    return game
+    table.stack = pool
+    table.last_turn = not pool
+    return Game.from_table(rules, variants, seed, names, table)

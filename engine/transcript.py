@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
-from engine.cards import INFO, Card
-from engine.game import Event
+from engine.cards import INFO
+from engine.events import Event
+
+_TITLES: dict[str, str] = {card.value: info.title for card, info in INFO.items()}
 
 
 def _card(code: str) -> str:
     try:
-        return INFO[Card(code)].title
-    except ValueError:
+        return _TITLES[code]
+    except (KeyError, TypeError):
         return code
 
 
@@ -34,7 +36,7 @@ def describe_action(action: str, names: Sequence[str]) -> str:
             parts.append(
                 f"on {names[int(arg[1:])]}" if verb == "play" else f"with {names[int(arg[1:])]}"
             )
-        elif "+" in arg or arg.endswith("(p)") or arg in {c.value for c in Card}:
+        elif "+" in arg or arg.endswith("(p)") or arg in _TITLES:
             shown = [
                 _card(p[:-3]) + " (protected)" if p.endswith("(p)") else _card(p)
                 for p in arg.split("+")
@@ -42,106 +44,165 @@ def describe_action(action: str, names: Sequence[str]) -> str:
             parts.append(" + ".join(shown))
         else:
             parts.append(arg)
-    phrases = {
-        "play": "plays",
-        "discard": "discards",
-        "swap": "swaps",
-        "deal": "proposes a deal",
-        "give": "gives",
-        "announce": "announces",
-        "want": "asks for",
-        "offer": "adds from the stash",
-        "ask": "asks for tabled",
-        "done": "puts the deal on the table",
-        "accept": "accepts",
-        "decline": "declines",
-        "pass": "passes left",
-        "keep": "keeps",
-        "waste": "wastes",
-        "surrender": "surrenders",
-        "end": "ends the turn",
-    }
-    return " ".join([phrases.get(verb, verb), *parts])
+    return " ".join([_PHRASES.get(verb, verb), *parts])
+
+
+_PHRASES = {
+    "play": "plays",
+    "discard": "discards",
+    "swap": "swaps",
+    "deal": "proposes a deal",
+    "give": "gives",
+    "announce": "announces",
+    "want": "asks for",
+    "offer": "adds from the stash",
+    "ask": "asks for tabled",
+    "done": "puts the deal on the table",
+    "accept": "accepts",
+    "decline": "declines",
+    "pass": "passes left",
+    "keep": "keeps",
+    "waste": "wastes",
+    "surrender": "surrenders",
+    "end": "ends the turn",
+}
 
 
 def transcript(events: Iterable[Event]) -> Iterator[str]:
-    """One line per event of an (omniscient) log."""
+    """One line per event of an (omniscient) log (two for a position's header)."""
     names: list[str] = []
     for event in events:
-        kind = event.get("e")
-        if kind == "header":
+        if event.get("e") == "header":
             names = [str(p) for p in event["players"]]
-            variants = [k for k, v in event["variants"].items() if v is True]
-            yield (
-                f"Grass ({event['ruleset']} rules, target {_money(event['variants']['target'])}"
-                f"{', ' + ', '.join(variants) if variants else ''}), seed {event['seed']}: "
-                + ", ".join(names)
-            )
-            if "position" in event:
-                yield "  (starting from a set-up position)"
-        elif kind == "hand":
-            yield (
-                f"--- Hand {event['hand']}: {names[event['dealer']]} deals, "
-                f"{event['deck']} cards{'' if event['deals'] else ', no deals'} ---"
-            )
-        elif kind == "dealt":
-            yield f"  {names[event['seat']]} is dealt {_cards(event['secret']['cards'])}"
-        elif kind == "draw":
-            yield f"{names[event['seat']]} draws {_card(event['secret']['card'])}"
-        elif kind == "act":
-            auto = " (forced)" if event.get("auto") else ""
-            yield f"  {names[event['seat']]} {describe_action(event['action'], names)}{auto}"
-        elif kind == "skip":
-            yield f"{names[event['seat']]} skips a turn"
-        elif kind == "extra-turn":
-            yield f"{names[event['seat']]} takes an extra turn"
-        elif kind == "waste":
-            yield f"    {names[event['seat']]} loses {_cards(event['cards'])} to the Wasted pile"
-        elif kind == "move":
-            yield (
-                f"    {_card(event['card'])} moves from {names[event['from']]}'s marketplace "
-                f"to {names[event['to']]}'s"
-            )
-        elif kind == "pass":
-            yield (
-                f"    {names[event['seat']]} passes {_card(event['secret']['card'])} "
-                f"to {names[event['to']]}"
-            )
-        elif kind == "take":
-            yield (
-                f"    {names[event['seat']]} takes {_card(event['secret']['card'])} "
-                f"at random from {names[event['from']]}"
-            )
-        elif kind == "offer":
-            give = _card(event["give"]) if event["give"] else "nothing from the hand"
-            want = _card(event["want"]) if event["want"] else "nothing from the hand"
-            stash = ""
-            if event["offer"] or event["ask"]:
-                stash = f"; tabled {_cards(event['offer'])} for {_cards(event['ask'])}"
-            yield f"    offer to {names[event['partner']]}: {give} for {want}{stash}"
-        elif kind == "exchange":
-            secret = event.get("secret", event)
-            if "gave" in secret:
-                yield (
-                    f"    deal done: {names[event['seat']]} gave {_card(secret['gave'])}, "
-                    f"{names[event['partner']]} gave {_card(secret['got'])}"
-                )
-            else:
-                yield "    deal done"
-        elif kind == "hand-end":
-            yield f"--- Hand {event['hand']} scored ---"
-            for seat, score in enumerate(event["scores"]):
-                yield (
-                    f"  {names[seat]:>12}: protected {_money(score['protected'])}, at risk "
-                    f"{_money(score['at_risk'])}, banker {_money(score['banker'])}, fines "
-                    f"-{_money(score['fines'])}, best held -{_money(score['best_held'])}, bonus "
-                    f"{_money(score['bonus'])} = {_money(score['score'])}; total "
-                    f"{_money(event['totals'][seat])}"
-                )
-        elif kind == "result":
-            order = sorted(range(len(names)), key=lambda s: event["ranks"][s])
-            yield f"=== Game over after {event['hands']} hands ({event['reason']}) ==="
-            for seat in order:
-                yield f"  {event['ranks'][seat]}. {names[seat]} {_money(event['totals'][seat])}"
-        else:
-            yield f"  ({kind})"
+        yield from describe(event, names)
+
+
+def describe(event: Event, names: Sequence[str]) -> list[str]:
+    """The lines `transcript` writes for one event; `names` are the players, in seat order."""
+    kind = event.get("e")
+    if kind == "header":
+        names = [str(p) for p in event["players"]]
+        variants = [k for k, v in event["variants"].items() if v is True]
+        lines = [
+            f"Grass ({event['ruleset']} rules, target {_money(event['variants']['target'])}"
+            f"{', ' + ', '.join(variants) if variants else ''}), seed {event['seed']}: "
+            + ", ".join(names)
+        ]
+        if "position" in event:
+            lines.append("  (starting from a set-up position)")
+        return lines
+    describer = _DESCRIBE.get(kind)  # type: ignore[arg-type]
+    if describer is None:
+        return [f"  ({kind})"]
+    return describer(event, names)
+
+
+def _hand(event: Event, names: Sequence[str]) -> list[str]:
+    return [
+        f"--- Hand {event['hand']}: {names[event['dealer']]} deals, "
+        f"{event['deck']} cards{'' if event['deals'] else ', no deals'} ---"
+    ]
+
+
+def _dealt(event: Event, names: Sequence[str]) -> list[str]:
+    return [f"  {names[event['seat']]} is dealt {_cards(event['secret']['cards'])}"]
+
+
+def _draw(event: Event, names: Sequence[str]) -> list[str]:
+    return [f"{names[event['seat']]} draws {_card(event['secret']['card'])}"]
+
+
+def _act(event: Event, names: Sequence[str]) -> list[str]:
+    auto = " (forced)" if event.get("auto") else ""
+    return [f"  {names[event['seat']]} {describe_action(event['action'], names)}{auto}"]
+
+
+def _skip(event: Event, names: Sequence[str]) -> list[str]:
+    return [f"{names[event['seat']]} skips a turn"]
+
+
+def _extra_turn(event: Event, names: Sequence[str]) -> list[str]:
+    return [f"{names[event['seat']]} takes an extra turn"]
+
+
+def _waste(event: Event, names: Sequence[str]) -> list[str]:
+    return [f"    {names[event['seat']]} loses {_cards(event['cards'])} to the Wasted pile"]
+
+
+def _move(event: Event, names: Sequence[str]) -> list[str]:
+    return [
+        f"    {_card(event['card'])} moves from {names[event['from']]}'s marketplace "
+        f"to {names[event['to']]}'s"
+    ]
+
+
+def _pass(event: Event, names: Sequence[str]) -> list[str]:
+    return [
+        f"    {names[event['seat']]} passes {_card(event['secret']['card'])} "
+        f"to {names[event['to']]}"
+    ]
+
+
+def _take(event: Event, names: Sequence[str]) -> list[str]:
+    return [
+        f"    {names[event['seat']]} takes {_card(event['secret']['card'])} "
+        f"at random from {names[event['from']]}"
+    ]
+
+
+def _offer(event: Event, names: Sequence[str]) -> list[str]:
+    give = _card(event["give"]) if event["give"] else "nothing from the hand"
+    want = _card(event["want"]) if event["want"] else "nothing from the hand"
+    stash = ""
+    if event["offer"] or event["ask"]:
+        stash = f"; tabled {_cards(event['offer'])} for {_cards(event['ask'])}"
+    return [f"    offer to {names[event['partner']]}: {give} for {want}{stash}"]
+
+
+def _exchange(event: Event, names: Sequence[str]) -> list[str]:
+    secret = event.get("secret", event)
+    if "gave" in secret:
+        return [
+            f"    deal done: {names[event['seat']]} gave {_card(secret['gave'])}, "
+            f"{names[event['partner']]} gave {_card(secret['got'])}"
+        ]
+    return ["    deal done"]
+
+
+def _hand_end(event: Event, names: Sequence[str]) -> list[str]:
+    lines = [f"--- Hand {event['hand']} scored ---"]
+    for seat, score in enumerate(event["scores"]):
+        lines.append(
+            f"  {names[seat]:>12}: protected {_money(score['protected'])}, at risk "
+            f"{_money(score['at_risk'])}, banker {_money(score['banker'])}, fines "
+            f"-{_money(score['fines'])}, best held -{_money(score['best_held'])}, bonus "
+            f"{_money(score['bonus'])} = {_money(score['score'])}; total "
+            f"{_money(event['totals'][seat])}"
+        )
+    return lines
+
+
+def _result(event: Event, names: Sequence[str]) -> list[str]:
+    order = sorted(range(len(names)), key=lambda s: event["ranks"][s])
+    lines = [f"=== Game over after {event['hands']} hands ({event['reason']}) ==="]
+    for seat in order:
+        lines.append(f"  {event['ranks'][seat]}. {names[seat]} {_money(event['totals'][seat])}")
+    return lines
+
+
+_DESCRIBE: dict[str, Callable[[Event, Sequence[str]], list[str]]] = {
+    "hand": _hand,
+    "dealt": _dealt,
+    "draw": _draw,
+    "act": _act,
+    "skip": _skip,
+    "extra-turn": _extra_turn,
+    "waste": _waste,
+    "move": _move,
+    "pass": _pass,
+    "take": _take,
+    "offer": _offer,
+    "exchange": _exchange,
+    "hand-end": _hand_end,
+    "result": _result,
+}

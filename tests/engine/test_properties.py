@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import Game, IllegalAction, Phase, Variants, new_game, observe
+from engine.hands import hand_deck as hand_deck_of
 from engine.log import dumps, read_log, replay
 
 variants_strategy = st.builds(
@@ -39,7 +40,7 @@ def play_randomly(game: Game, rng: random.Random, check: bool = True) -> None:
 
 
 def hand_deck(game: Game) -> Counter[object]:
-    return Counter(game._hand_deck())
+    return Counter(hand_deck_of(game, game.hand_no))
 
 
 def check_invariants(game: Game) -> None:
@@ -102,10 +103,10 @@ def test_a_thousand_one_hand_games_conserve_cards() -> None:
 def scramble_hidden(game: Game, seat: int, rng: random.Random) -> Game:
     """A copy of `game` in which everything `seat` may not see is reshuffled: the other hands
     and the stack swap cards (keeping counts), and others' secrets in past events are garbled."""
-    other = game.clone()
-    pools: list[list] = [other.stack] + [s.hand for i, s in enumerate(other.seats) if i != seat]
-    if other.packets:
-        pools += [p for i, p in enumerate(other.packets) if i != seat]
+    table = game.table.copy()
+    pools: list[list] = [table.stack] + [s.hand for i, s in enumerate(table.seats) if i != seat]
+    if table.packets:
+        pools += [p for i, p in enumerate(table.packets) if i != seat]
     cards = [c for pool in pools for c in pool]
     rng.shuffle(cards)
     for pool in pools:
@@ -113,7 +114,7 @@ def scramble_hidden(game: Game, seat: int, rng: random.Random) -> Game:
         pool[:] = cards[:size]
         del cards[:size]
     garbled = []
-    for event in other.events:
+    for event in table.events:
         if "see" in event and seat not in event["see"]:
             event = dict(event)
             if "secret" in event:
@@ -121,9 +122,8 @@ def scramble_hidden(game: Game, seat: int, rng: random.Random) -> Game:
             if "action" in event:
                 event["action"] = "garbled"
         garbled.append(event)
-    other.events = garbled
-    other._refresh()
-    return other
+    table.events = garbled
+    return Game.from_table(game.ruleset, game.variants, game.seed, game.names, table)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -11,9 +11,18 @@ from typing import Any
 import pytest
 
 from engine import Game, Variants, new_game
-from engine.log import LogError, dumps, read_log
+from engine.log import LogError, dumps, read_log, replay
 from engine.position import game_from_position
-from engine.replay_frames import _Lines, deltas, document, frames, seat_state, undelta
+from engine.replay_frames import (
+    _Lines,
+    _record,
+    deltas,
+    document,
+    frames,
+    omniscient_state,
+    seat_state,
+    undelta,
+)
 from tests.engine.test_properties import scramble_hidden
 from tests.engine.test_seed_examples import two_turns_position
 
@@ -240,3 +249,45 @@ def read_log_text(text: str) -> list[dict[str, Any]]:
     import io
 
     return read_log(io.BytesIO(text.encode()))
+
+
+def slow_frames(log: list[dict[str, Any]], seat: int | None) -> list[dict[str, Any]]:
+    """The frames by their definition: a full `omniscient_state` or `seat_state` (built from
+    `observe`) after every event, at the moments the game's event hook names."""
+    states: list[dict[str, Any]] = []
+
+    def snapshot(game: Game, event: dict[str, Any]) -> None:
+        states.append(omniscient_state(game) if seat is None else seat_state(game, seat))
+
+    replay(log, on_event=snapshot)
+    fast = frames(log, seat)
+    assert len(states) == len(fast)
+    return [{**frame, **state} for frame, state in zip(fast, states, strict=True)]
+
+
+GAMES = [
+    (ruleset, players, variants)
+    for ruleset in ("modern", "classic")
+    for players, variants in [
+        (2, Variants()),
+        (3, Variants(give_me_five=True, hidden_deals=True)),
+        (4, Variants(lucky_or_not=True, learning_hands=True)),
+        (5, Variants(hidden_deals=True, lucky_or_not=True)),
+        (6, Variants(give_me_five=True, learning_hands=True)),
+    ]
+]
+
+
+@pytest.mark.parametrize(("ruleset", "players", "variants"), GAMES)
+def test_frames_built_change_by_change_equal_full_states(
+    ruleset: str, players: int, variants: Variants
+) -> None:
+    """The recorder compares only what may have changed (`_touched`, the Wasted pile by size,
+    the totals by identity); its frames equal the full states built from `observe`, and in
+    check mode (every seat compared at every event, the shortcuts asserted) nothing differs."""
+    for seed in range(2):
+        log = log_of(played(ruleset, variants, seed, players=players, hands=2))
+        for seat in (None, *range(players)):
+            fast = _record(log, seat)
+            assert _record(log, seat, check=True) == fast
+            assert undelta(fast) == slow_frames(log, seat)
