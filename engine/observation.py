@@ -10,12 +10,23 @@ from __future__ import annotations
 from typing import Any
 
 from engine.cards import ORDER, Card
-from engine.game import Event, Game, Phase
+from engine.game import Event, Game
 from engine.rules import ruleset_limits
+from engine.state import PHASE_TEXT, Phase
+
+_TEXT: dict[Card, str] = {card: card.value for card in Card}
+_ORDER_OF = ORDER.__getitem__
 
 
 def _sorted(cards: list[Card]) -> list[str]:
-    return [c.value for c in sorted(cards, key=ORDER.__getitem__)]
+    return [_TEXT[c] for c in sorted(cards, key=_ORDER_OF)]
+
+
+def _texts(cards: list[Card]) -> list[str]:
+    return [_TEXT[c] for c in cards]
+
+
+_PRIVATE = ("secret", "see", "auto")
 
 
 def redact(event: Event, seat: int | None) -> Event:
@@ -24,9 +35,11 @@ def redact(event: Event, seat: int | None) -> Event:
     Private parts live under `secret` and are kept only for the seats in `see`; the `auto`
     flag is dropped because it would tell others that a player had no choice.
     """
+    if "see" not in event and "auto" not in event and "secret" not in event:
+        return dict(event)  # public as it stands (the header too)
     if event.get("e") == "header":
         return dict(event)
-    shown = {k: v for k, v in event.items() if k not in ("secret", "see", "auto")}
+    shown = {k: v for k, v in event.items() if k not in _PRIVATE}
     see = event.get("see")
     if "secret" in event and see is not None and seat in see:
         shown.update(event["secret"])
@@ -41,11 +54,14 @@ def observe(game: Game, seat: int, since: int | None = None) -> dict[str, Any]:
 
     `history` holds this hand's events as the seat saw them; with `since` (an index into
     `game.events`, e.g. `history_end` of the previous view) only the events after it, so a bot
-    protocol can send each event once.
+    protocol can send each event once. A bot's loop should pass `since`: the whole hand's
+    history again at every decision costs more than the rest of the view.
     """
     if not 0 <= seat < game.n:
         raise IndexError(f"no seat {seat} in a {game.n}-player game")
-    me = game.seats[seat]
+    t = game.table
+    me = t.seats[seat]
+    events = t.events
     view: dict[str, Any] = {
         "seat": seat,
         "players": list(game.names),
@@ -53,47 +69,47 @@ def observe(game: Game, seat: int, since: int | None = None) -> dict[str, Any]:
         "variants": game.variants.as_dict(),
         "target": game.ruleset.target,
         "limits": ruleset_limits(game.ruleset),
-        "hand_number": game.hand_no,
-        "dealer": game.dealer,
-        "active": game.active,
-        "to_act": game.to_act,
-        "phase": game.phase.value,
-        "legal": list(game.moves) if game.to_act == seat else [],
+        "hand_number": t.hand_no,
+        "dealer": t.dealer,
+        "active": t.active,
+        "to_act": t.to_act,
+        "phase": PHASE_TEXT[t.phase],
+        "legal": list(game.moves) if t.to_act == seat else [],
         "hand": _sorted(me.hand),
-        "stack": len(game.stack),
-        "wasted": [c.value for c in game.wasted],
+        "stack": len(t.stack),
+        "wasted": _texts(t.wasted),
         "seats": [
             {
                 "name": s.name,
                 "cards": len(s.hand),
                 "market_open": s.market_open,
-                "heat": [c.value for c in s.heat],
-                "hassle_under": [c.value for c in s.hassle_under],
+                "heat": _texts(s.heat),
+                "hassle_under": _texts(s.hassle_under),
                 "unprotected": _sorted(s.unprotected),
                 "protected": [
-                    {"card": p.value, "covers": _sorted(group)} for p, group in s.protected
+                    {"card": _TEXT[p], "covers": _sorted(group)} for p, group in s.protected
                 ],
                 "skips": s.skips,
                 "extra_turns": s.extra_turns,
             }
-            for s in game.seats
+            for s in t.seats
         ],
-        "totals": list(game.totals),
-        "hand_scores": [[score.score for score in hand] for hand in game.hand_scores],
+        "totals": list(t.totals),
+        "hand_scores": [[score.score for score in hand] for hand in t.hand_scores],
         "notes": [list(note) for note in me.notes],
         "turn": {
-            "played": game.played,
-            "swapped": game.swapped,
-            "deals_made": game.deals_made,
+            "played": t.played,
+            "swapped": t.swapped,
+            "deals_made": t.deals_made,
         },
-        "deal": game.deal.public() if game.deal is not None else None,
+        "deal": t.deal.public() if t.deal is not None else None,
         "history": [
             redact(event, seat)
-            for event in game.events[game.hand_start_event if since is None else since :]
+            for event in events[t.hand_start_event if since is None else since :]
         ],
-        "history_end": len(game.events),
+        "history_end": len(events),
     }
-    if game.phase is Phase.DRAFT and game.packets:
-        view["packet"] = _sorted(game.packets[seat])
-        view["kept"] = _sorted(game.kept[seat])
+    if t.phase is Phase.DRAFT and t.packets:
+        view["packet"] = _sorted(t.packets[seat])
+        view["kept"] = _sorted(t.kept[seat])
     return view
