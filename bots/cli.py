@@ -101,6 +101,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from bots.bench import engine_throughput
 
+    if args.peers:
+        from bots.bench_peers import peer_figures
+
+        print(json.dumps(peer_figures(args.seconds, tuple(args.players)), indent=2))
+        return 0
     if args.sandbox:
         from bots.bench import sandbox_figures
 
@@ -256,6 +261,11 @@ def parser() -> argparse.ArgumentParser:
         "--sandbox",
         action="store_true",
         help="measure bot start-up, round trips and games, sandboxed vs plain subprocesses",
+    )
+    bench.add_argument(
+        "--peers",
+        action="store_true",
+        help="CPU per decision beside RLCard and OpenSpiel games (pip install -e '.[bench]')",
     )
     bench.add_argument("--rounds", type=int, default=2000, help="round trips (with --sandbox)")
     bench.add_argument("--games", type=int, default=3, help="games per mode (with --sandbox)")

@@ -75,3 +75,16 @@ def test_verify_says_under_which_rules_a_log_was_played(tmp_path: Path) -> None:
     verified = run("verify", str(path))
     assert verified.returncode == 0, verified.stderr
     assert "rules of engine 1.1.0, before the readings of engine 1.2.0" in verified.stdout
+
+
+def test_bench_peers_prints_figures_and_names_missing_peers() -> None:
+    """`grass bench --peers` runs without the optional peers too (figures are not checked:
+    they depend on the machine)."""
+    result = run("bench", "--peers", "--seconds", "0.05", "--players", "2", "6")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert {"grass 2 players", "grass 6 players"} <= set(report["results"])
+    peers = {"rlcard uno", "rlcard leduc", "openspiel crazy_eights (C++)"}
+    assert peers <= set(report["results"]) | set(report["unavailable"])
+    assert report["results"]["grass 2 players"]["decisions"] > 0
+    assert "grass 6 / grass 2 (goal <= 1.5)" in report["ratios"]
