@@ -106,6 +106,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
         print(json.dumps(peer_figures(args.seconds, tuple(args.players)), indent=2))
         return 0
+    if args.replays:
+        from bots.bench_replays import replay_figures
+
+        print(json.dumps(replay_figures(args.games), indent=2))
+        return 0
     if args.sandbox:
         from bots.bench import sandbox_figures
 
@@ -267,8 +272,15 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="CPU per decision beside RLCard and OpenSpiel games (pip install -e '.[bench]')",
     )
+    bench.add_argument(
+        "--replays",
+        action="store_true",
+        help="replay frames and observations, in times the game's play (--games games)",
+    )
     bench.add_argument("--rounds", type=int, default=2000, help="round trips (with --sandbox)")
-    bench.add_argument("--games", type=int, default=3, help="games per mode (with --sandbox)")
+    bench.add_argument(
+        "--games", type=int, default=3, help="games per mode (with --sandbox or --replays)"
+    )
     bench.set_defaults(run=cmd_bench)
     return top
 

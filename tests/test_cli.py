@@ -88,3 +88,16 @@ def test_bench_peers_prints_figures_and_names_missing_peers() -> None:
     assert peers <= set(report["results"]) | set(report["unavailable"])
     assert report["results"]["grass 2 players"]["decisions"] > 0
     assert "grass 6 / grass 2 (goal <= 1.5)" in report["ratios"]
+
+
+def test_bench_replays_prints_figures() -> None:
+    result = run("bench", "--replays", "--games", "1")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["games"][0]["events"] > 0
+    assert set(report["times_play"]) == {
+        "replay_x",
+        "frames_all_x",
+        "frames_seat0_x",
+        "observe_since_x",
+    }
