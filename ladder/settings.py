@@ -199,6 +199,9 @@ AXES_LOCKOUT_CALLABLE = "ladder.accounts.lockout.lockout_response"
 # Only failures are kept (and forgotten after the lockout time), not a log of every login.
 AXES_DISABLE_ACCESS_LOG = True
 
+# Under /api/ a failed CSRF check answers JSON like every other API error (ladder/api.py).
+CSRF_FAILURE_VIEW = "ladder.api.csrf_failure"
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
@@ -273,7 +276,7 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "DEFAULT_PAGINATION_CLASS": "ladder.pagination.Pagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "ladder.api.AutoSchema",
     "EXCEPTION_HANDLER": "ladder.api.exception_handler",

@@ -8,6 +8,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from ladder.accounts.apis import SignupApi, TokenApi
 from ladder.accounts.views import signup_page
+from ladder.api import api_not_found
 from ladder.bots.apis import BotDetailApi, BotsApi, BotVersionsApi, BotVersionSourceApi
 from ladder.bots.views import bot_create_page, bot_page, bot_upload_page
 from ladder.matches.apis import MatchDetailApi, MatchListApi, MatchLogApi
@@ -50,10 +51,16 @@ api = [
         tournament_apis.TournamentEntryApi.as_view(),
         name="tournament-entry",
     ),
-    re_path(
-        r"^tournaments/(?P<tournament_id>[0-9]+)/(?P<action>pause|resume|cancel)/$",
-        tournament_apis.TournamentActionApi.as_view(),
-        name="tournament-action",
+    # One path per action (not one pattern with an {action} parameter): each is an operation
+    # of its own in the schema, with an integer id like every other tournament path.
+    *(
+        path(
+            f"tournaments/<int:tournament_id>/{action}/",
+            view.as_view(),
+            {"action": action},
+            name=f"tournament-{action}",
+        )
+        for action, view in tournament_apis.ACTION_APIS.items()
     ),
     path(
         "tournaments/<int:tournament_id>/archive/",
@@ -80,6 +87,8 @@ api = [
     # Swagger UI's scripts and styles come from drf-spectacular-sidecar through staticfiles:
     # the page loads nothing from another site.
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    # Last: any other path under /api/ (a non-integer id, a typo) is a JSON 404.
+    re_path(r"^(?P<rest>.*)$", api_not_found),
 ]
 
 # The HTML pages' names differ from the API's ("signup" is the API's sign-up).
@@ -135,6 +144,10 @@ pages = [
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
 ]
+
+# Errors under /api/ are JSON even where no API view answers (ladder/api.py).
+handler404 = "ladder.api.page_not_found"
+handler500 = "ladder.api.server_error"
 
 urlpatterns = [
     *pages,

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth import authenticate
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.exceptions import Throttled
 from rest_framework.permissions import AllowAny
@@ -14,6 +16,20 @@ from rest_framework.views import APIView
 from ladder.accounts.lockout import lockout_message, lockout_seconds, login_locked_out
 from ladder.accounts.services import token_get_or_create, user_signup
 
+PASSWORD_MIN_LENGTH = 8
+"""Django's MinimumLengthValidator's default (settings.AUTH_PASSWORD_VALIDATORS)."""
+
+
+@extend_schema_field(
+    {"type": "string", "format": "password", "writeOnly": True, "minLength": PASSWORD_MIN_LENGTH}
+)
+class PasswordField(serializers.CharField):
+    """A new password: the schema states its length; AUTH_PASSWORD_VALIDATORS check it all
+    (in `user_signup`), so every rule it breaks is said in the same words."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(write_only=True, trim_whitespace=False, **kwargs)
+
 
 class SignupApi(APIView):
     """`POST /api/auth/signup/`: a new account and its API token."""
@@ -22,15 +38,30 @@ class SignupApi(APIView):
     authentication_classes: list[type] = []
 
     class InputSerializer(serializers.Serializer):
-        username = serializers.CharField(max_length=150)
-        password = serializers.CharField(write_only=True, trim_whitespace=False)
+        username = serializers.CharField(
+            max_length=150,
+            help_text="Letters, digits and @ . + - _ only; unique on the site.",
+        )
+        password = PasswordField(
+            help_text="At least 8 characters, not all digits, not a common password, and not "
+            "like the username."
+        )
 
     class OutputSerializer(serializers.Serializer):
         id = serializers.IntegerField()
         username = serializers.CharField()
         token = serializers.CharField()
 
-    @extend_schema(request=InputSerializer, responses={201: OutputSerializer})
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            201: OutputSerializer,
+            400: OpenApiResponse(
+                description="A username that is taken or malformed, or a password the rules "
+                "above refuse; the body says which and why."
+            ),
+        },
+    )
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)

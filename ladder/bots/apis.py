@@ -11,10 +11,9 @@ from typing import Any
 from django.http import FileResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.exceptions import PermissionDenied
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import MultiPartParser
 from rest_framework.permissions import AllowAny, IsAuthenticated, IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
@@ -23,15 +22,18 @@ from rest_framework.views import APIView
 
 from bots.runner.botfiles import BadBot, upload_limit
 from ladder.accounts.selectors import signed_in_user
+from ladder.api import Conflict, QuerySerializer
 from ladder.bots.models import Bot, BotVersion
+from ladder.bots.names import NAME_PATTERN
 from ladder.bots.selectors import (
     bot_errors_visible,
     bot_list,
     bot_version_summary,
     bot_versions,
 )
-from ladder.bots.services import bot_create, bot_version_submit
+from ladder.bots.services import BotNameTaken, bot_create, bot_version_submit
 from ladder.matches.selectors import bot_game_counts
+from ladder.pagination import Pagination as PageNumberPagination
 from ladder.ratings.selectors import bot_ratings
 
 
@@ -67,13 +69,30 @@ def _errors_context(request: Request, bot: Bot) -> dict[str, bool]:
     return {"show_errors": bot_errors_visible(user=request.user, bot=bot)}
 
 
+DISPLAY_NAME_HELP = (
+    "How the bot is shown: owner/name. Names are unique per owner only, so two users' bots "
+    "may share a name; this tells them apart."
+)
+
+
 class BotSerializer(serializers.Serializer):
     """A bot in lists."""
 
     id = serializers.IntegerField()
     name = serializers.CharField()
     owner = serializers.CharField(source="owner.username")
+    display_name = serializers.CharField(help_text=DISPLAY_NAME_HELP)
     created = serializers.DateTimeField()
+
+
+@extend_schema_field({"type": "string", "minLength": 1, "maxLength": 64, "pattern": NAME_PATTERN})
+class BotNameField(serializers.CharField):
+    """A new bot's name, as the schema states it: 1-64 visible characters (no control, format
+    or other invisible character: `ladder.bots.names`), no `/`, not only spaces. The service
+    tidies its spaces (`tidy_spaces`); the answer holds the name as stored."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(max_length=64, trim_whitespace=False, **kwargs)
 
 
 def _owned_bot(request: Request, bot_id: int) -> Bot:
@@ -90,7 +109,7 @@ class BotListApi(APIView):
     permission_classes = [AllowAny]
     pagination_class = PageNumberPagination
 
-    class FilterSerializer(serializers.Serializer):
+    class FilterSerializer(QuerySerializer):
         owner = serializers.CharField(required=False, help_text="The owner's username.")
         name = serializers.CharField(required=False, help_text="A part of the name.")
 
@@ -113,15 +132,24 @@ class BotCreateApi(APIView):
     permission_classes = [IsAuthenticated]
 
     class InputSerializer(serializers.Serializer):
-        name = serializers.CharField(max_length=64)
+        name = BotNameField()
 
     @extend_schema(
-        operation_id="bots_create", request=InputSerializer, responses={201: BotSerializer}
+        operation_id="bots_create",
+        request=InputSerializer,
+        responses={
+            201: BotSerializer,
+            400: OpenApiResponse(description="The name is not allowed; `name` says why."),
+            409: OpenApiResponse(description="You already have a bot of that name."),
+        },
     )
     def post(self, request: Request) -> Response:
         data = BotCreateApi.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        bot = bot_create(owner=signed_in_user(request), **data.validated_data)
+        try:
+            bot = bot_create(owner=signed_in_user(request), **data.validated_data)
+        except BotNameTaken as exc:
+            raise Conflict({"name": exc.messages}) from None
         return Response(BotSerializer(bot).data, status=status.HTTP_201_CREATED)
 
 
@@ -159,6 +187,7 @@ class BotDetailApi(APIView):
         id = serializers.IntegerField()
         name = serializers.CharField()
         owner = serializers.CharField()
+        display_name = serializers.CharField(help_text=DISPLAY_NAME_HELP)
         created = serializers.DateTimeField()
         disabled = serializers.DateTimeField(
             allow_null=True,
@@ -189,6 +218,7 @@ class BotDetailApi(APIView):
             "id": bot.pk,
             "name": bot.name,
             "owner": bot.owner.get_username(),
+            "display_name": bot.display_name,
             "created": bot.created,
             "disabled": bot.disabled,
             "disabled_reason": bot.disabled_reason,
@@ -235,14 +265,27 @@ class BotVersionUploadApi(APIView):
     parser_classes = [MultiPartParser]
 
     class InputSerializer(serializers.Serializer):
-        file = serializers.FileField(help_text="The bot: a .py file, or a .zip with bot.py.")
+        file = serializers.FileField(
+            help_text="The bot: a source file or a .zip archive, by the names that "
+            "bots/PROTOCOL.md lists (bot.py, ...). A file by any other name, an oversized "
+            "one, source that is not UTF-8, or an unsafe archive is refused with a 400 whose "
+            "`file` says why and lists what is accepted."
+        )
 
     @extend_schema(
         operation_id="bots_versions_create",
         request={"multipart/form-data": InputSerializer},
         responses={
-            201: VersionSerializer,
-            400: OpenApiResponse(description="Not a usable bot; `file` says why."),
+            201: OpenApiResponse(
+                VersionSerializer,
+                description="Stored, and queued for its validation game: `status` is "
+                "`pending` until a worker has played it, then `valid`, or `invalid` with "
+                "`validation_error` saying why (GET the bot or its versions to see it).",
+            ),
+            400: OpenApiResponse(
+                description="Not a file the ladder can store as a bot (its name, size, "
+                "encoding or archive); `file` says why. Nothing was stored."
+            ),
             403: OpenApiResponse(description="Not the bot's owner."),
             507: OpenApiResponse(
                 description="The server is out of storage space: nothing was stored; try "

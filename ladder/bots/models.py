@@ -10,12 +10,15 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from ladder.bots.names import display_name, validate_bot_name
+
 
 class Bot(models.Model):
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="bots"
     )
-    name = models.CharField(max_length=64)
+    name = models.CharField(max_length=64, validators=[validate_bot_name])
+    """Unique per owner only: others see the bot as `display_name` (owner/bot)."""
     created = models.DateTimeField(default=timezone.now)
     disabled = models.DateTimeField(null=True, blank=True)
     """Set when the bot forfeited its last GRASS_DISABLE_AFTER_FORFEITS ladder games in a row:
@@ -29,6 +32,12 @@ class Bot(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def display_name(self) -> str:
+        """`owner/bot`: how the bot is shown to others, unique on the site (select the owner
+        with the bot, or this reads it)."""
+        return display_name(owner=self.owner.get_username(), bot=self.name)
 
 
 def _version_path(version: BotVersion, filename: str) -> str:

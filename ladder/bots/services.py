@@ -17,6 +17,7 @@ from django.utils import timezone
 from bots.runner.botfiles import load_bot, source_from_upload
 from bots.runner.match import InfrastructureFault, play_match
 from ladder.bots.models import Bot, BotVersion
+from ladder.bots.names import tidy_spaces
 from ladder.bots.selectors import bot_version_source
 from ladder.bots.signals import bot_disabled
 from ladder.storage import storage_save_whole
@@ -34,15 +35,23 @@ VALIDATION_OPPONENTS = ("random", "greedy")
 """The example bots (bots/examples) a new version plays its validation game against."""
 
 
+class BotNameTaken(ValidationError):
+    """The owner already has a bot of that name (the API answers 409 Conflict, a page shows it
+    beside the field like any other refusal)."""
+
+
 def bot_create(*, owner: User, name: str) -> Bot:
-    """A new bot of `owner`; raises ValidationError if the owner already has one so named."""
-    taken = ValidationError({"name": f"You already have a bot named {name!r}."})
-    if Bot.objects.filter(owner=owner, name=name).exists():
-        raise taken
+    """A new bot of `owner`, its name's spaces tidied; raises ValidationError for a name that
+    is not allowed (an invisible character, see `ladder.bots.names`) and BotNameTaken if the
+    owner already has one so named."""
+    name = tidy_spaces(name)
+    taken = BotNameTaken({"name": f"You already have a bot named {name!r}."})
     bot = Bot(owner=owner, name=name)
-    # validate_constraints=False: the name check above says it in words, and the constraint
+    # validate_constraints=False: the name check below says it in words, and the constraint
     # itself still holds against a concurrent create (the IntegrityError below).
     bot.full_clean(validate_constraints=False)
+    if Bot.objects.filter(owner=owner, name=name).exists():
+        raise taken
     try:
         with transaction.atomic():
             bot.save()

@@ -7,12 +7,13 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import APIException
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from engine.rules import RULESETS
+from ladder.api import QuerySerializer
 from ladder.matches.models import Match
 from ladder.matches.selectors import (
     match_detail,
@@ -20,6 +21,7 @@ from ladder.matches.selectors import (
     match_list,
     match_log_pending,
 )
+from ladder.pagination import Pagination as PageNumberPagination
 
 
 class MatchListApi(APIView):
@@ -28,9 +30,9 @@ class MatchListApi(APIView):
     permission_classes = [AllowAny]
     pagination_class = PageNumberPagination
 
-    class FilterSerializer(serializers.Serializer):
+    class FilterSerializer(QuerySerializer):
         bot = serializers.IntegerField(required=False, help_text="A bot id: its matches.")
-        ruleset = serializers.CharField(required=False)
+        ruleset = serializers.ChoiceField(choices=sorted(RULESETS), required=False)
         status = serializers.ChoiceField(choices=Match.Status.choices, required=False)
         after = serializers.DateTimeField(required=False, help_text="Created at or after.")
         before = serializers.DateTimeField(required=False, help_text="Created before.")
@@ -55,9 +57,12 @@ class MatchListApi(APIView):
 
     @extend_schema(parameters=[FilterSerializer], responses=OutputSerializer(many=True))
     def get(self, request: Request) -> Response:
-        # The selector's FilterSet parses the values (and answers 400 on a bad one); the
-        # serializer above only describes them for the schema.
-        matches = match_list(filters=request.query_params)
+        # Parsed here (an empty value is refused, as the schema says); the selector's FilterSet
+        # gets the parsed values: times in UTC (PostgreSQL refuses an offset such as -21:55,
+        # which ISO 8601 allows).
+        query = self.FilterSerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        matches = match_list(filters=query.validated_data)
         paginator = self.pagination_class()
         page = paginator.paginate_queryset(matches, request, view=self)
         return paginator.get_paginated_response(self.OutputSerializer(page, many=True).data)

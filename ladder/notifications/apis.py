@@ -11,7 +11,6 @@ from __future__ import annotations
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -22,6 +21,7 @@ from ladder.notifications.events import SUBSCRIBABLE
 from ladder.notifications.models import Delivery, Webhook
 from ladder.notifications.selectors import delivery_list, webhook_list
 from ladder.notifications.services import webhook_create, webhook_delete, webhook_ping
+from ladder.pagination import Pagination as PageNumberPagination
 
 
 class WebhookSerializer(serializers.Serializer):

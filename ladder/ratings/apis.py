@@ -6,13 +6,14 @@ from typing import Any
 
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from engine.rules import RULESETS
+from ladder.api import QuerySerializer
+from ladder.pagination import Pagination as PageNumberPagination
 from ladder.ratings.selectors import LeaderboardRow, leaderboard
 
 _datetime = serializers.DateTimeField()
@@ -23,7 +24,7 @@ class LeaderboardApi(APIView):
 
     permission_classes = [AllowAny]
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(QuerySerializer):
         ruleset = serializers.ChoiceField(choices=sorted(RULESETS), default="modern")
 
     class OutputSerializer(serializers.Serializer):
@@ -52,9 +53,9 @@ class LeaderboardApi(APIView):
         query.is_valid(raise_exception=True)
         rows = leaderboard(ruleset=query.validated_data["ruleset"])
         paginator = self.pagination_class()
-        # DRF pages anything Django's Paginator takes; the stubs accept only a QuerySet.
+        # DRF pages anything Django's Paginator takes (the Leaderboard is a lazy sequence).
         page: list[LeaderboardRow] | None
-        page = paginator.paginate_queryset(rows, request, view=self)  # type: ignore[arg-type]
+        page = paginator.paginate_queryset(rows, request, view=self)
         return paginator.get_paginated_response([self.output(row) for row in page or []])
 
     @staticmethod

@@ -16,14 +16,15 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import AllowAny, IsAuthenticated, IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from engine.rules import RULESETS
+from ladder.api import QuerySerializer
 from ladder.bots.models import Bot
+from ladder.pagination import Pagination as PageNumberPagination
 from ladder.tournaments import services
 from ladder.tournaments.models import Entry, Tournament
 from ladder.tournaments.selectors import (
@@ -40,9 +41,9 @@ CREATE_PERMISSION = "tournaments.add_tournament"
 def _service(call: Any, **kwargs: Any) -> Any:
     try:
         return call(**kwargs)
+    except services.TournamentForbidden as exc:
+        raise PermissionDenied(str(exc)) from None
     except services.TournamentError as exc:
-        if "only the" in str(exc):
-            raise PermissionDenied(str(exc)) from None
         raise ValidationError({"detail": str(exc)}) from None
 
 
@@ -83,7 +84,7 @@ class TournamentListApi(APIView):
     permission_classes = [AllowAny]
     pagination_class = PageNumberPagination
 
-    class FilterSerializer(serializers.Serializer):
+    class FilterSerializer(QuerySerializer):
         status = serializers.ChoiceField(choices=sorted(GROUPS), required=False)
 
     @extend_schema(
@@ -270,17 +271,45 @@ ACTIONS: dict[str, Callable[..., Tournament]] = {
 
 
 class TournamentActionApi(APIView):
-    """`POST /api/tournaments/{id}/{pause|resume|cancel}/`: the organiser's controls."""
+    """`POST /api/tournaments/{id}/{pause|resume|cancel}/`: the organiser's controls, one
+    operation per action (see `ACTION_APIS`); the URL passes the action."""
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(
-        operation_id="tournaments_control", request=None, responses={200: TournamentSerializer}
-    )
     def post(self, request: Request, tournament_id: int, action: str) -> Response:
         tournament = get_object_or_404(Tournament, pk=tournament_id)
         tournament = _service(ACTIONS[action], tournament=tournament, user=request.user)
         return Response(TournamentSerializer(tournament).data)
+
+
+def _action_api(action: str, summary: str) -> type[TournamentActionApi]:
+    """The API class of one organiser's action: its own operation id and summary in the
+    schema, the shared `post` underneath."""
+
+    @extend_schema(
+        operation_id=f"tournaments_{action}",
+        summary=summary,
+        request=None,
+        responses={
+            200: TournamentSerializer,
+            400: OpenApiResponse(description="Not possible in the tournament's state; says why."),
+            403: OpenApiResponse(description="Only the organiser (or staff) may do this."),
+        },
+    )
+    def post(
+        self: TournamentActionApi, request: Request, tournament_id: int, action: str
+    ) -> Response:
+        return TournamentActionApi.post(self, request, tournament_id, action)
+
+    name = f"Tournament{action.capitalize()}Api"
+    return type(name, (TournamentActionApi,), {"post": post, "__doc__": summary})
+
+
+ACTION_APIS: dict[str, type[TournamentActionApi]] = {
+    "pause": _action_api("pause", "Pause: queued games finish, no new round starts."),
+    "resume": _action_api("resume", "Resume a paused tournament."),
+    "cancel": _action_api("cancel", "Cancel: queued games are dropped."),
+}
 
 
 class TournamentArchiveApi(APIView):

@@ -43,6 +43,11 @@ class TournamentError(ValueError):
     """Bad input or a step not allowed now; the message says which and why."""
 
 
+class TournamentForbidden(TournamentError):
+    """A step this user may not take (not the bot's owner, not the organiser): the API answers
+    403, as it does to an upload to someone else's bot."""
+
+
 # --- creating -------------------------------------------------------------------------------
 
 
@@ -202,7 +207,7 @@ def _playable_version(bot: Bot) -> BotVersion | None:
 def tournament_register(*, tournament: Tournament, bot: Bot, user: Any) -> Entry:
     """Enter `bot` (owned by `user`) while registration is open."""
     if bot.owner_id != user.pk:
-        raise TournamentError("only a bot's owner may enter it")
+        raise TournamentForbidden("only a bot's owner may enter it")
     if tournament.status != Tournament.Status.REGISTRATION:
         raise TournamentError(f"registration is not open (the tournament is {tournament.status})")
     if (
@@ -228,7 +233,7 @@ def tournament_withdraw(
     see the module's docstring for what happens to its games."""
     tournament = entry.tournament
     if user.pk not in (entry.bot.owner_id, tournament.organiser_id) and not user.is_staff:
-        raise TournamentError("only the bot's owner or the organiser may withdraw it")
+        raise TournamentForbidden("only the bot's owner or the organiser may withdraw it")
     if tournament.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED):
         raise TournamentError(f"the tournament is {tournament.status}")
     if entry.withdrawn is not None:
@@ -499,7 +504,7 @@ def _progress_on_commit(tournament_id: int) -> None:
 
 def _may_control(t: Tournament, user: Any) -> None:
     if user.pk != t.organiser_id and not user.is_staff:
-        raise TournamentError("only the organiser (or staff) may do this")
+        raise TournamentForbidden("only the organiser (or staff) may do this")
 
 
 def tournament_pause(*, tournament: Tournament, user: Any) -> Tournament:

@@ -27,7 +27,8 @@ def test_a_bot_name_is_unique_per_owner(api: Any) -> None:
 
     again = api("owner").post("/api/bots/", {"name": "mine"})
 
-    assert again.status_code == 400
+    # 409 Conflict: the request is well formed, it clashes with a bot that exists.
+    assert again.status_code == 409
     assert again.json() == {"name": ["You already have a bot named 'mine'."]}
     # Another owner may use the name.
     assert api("stranger").post("/api/bots/", {"name": "mine"}).status_code == 201

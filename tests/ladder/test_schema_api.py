@@ -27,7 +27,9 @@ PATHS = {
     "/api/tournaments/{tournament_id}/": {"get"},
     "/api/tournaments/{tournament_id}/entries/": {"post"},
     "/api/tournaments/{tournament_id}/entries/{entry_id}/": {"delete"},
-    "/api/tournaments/{tournament_id}/{action}/": {"post"},
+    "/api/tournaments/{tournament_id}/pause/": {"post"},
+    "/api/tournaments/{tournament_id}/resume/": {"post"},
+    "/api/tournaments/{tournament_id}/cancel/": {"post"},
     "/api/tournaments/{tournament_id}/archive/": {"get"},
     "/api/webhooks/": {"get", "post"},
     "/api/webhooks/{webhook_id}/": {"delete"},
@@ -35,7 +37,9 @@ PATHS = {
     "/api/webhooks/{webhook_id}/test/": {"post"},
 }
 BODILESS_POSTS = {
-    "/api/tournaments/{tournament_id}/{action}/",
+    "/api/tournaments/{tournament_id}/pause/",
+    "/api/tournaments/{tournament_id}/resume/",
+    "/api/tournaments/{tournament_id}/cancel/",
     "/api/webhooks/{webhook_id}/test/",
 }
 """Posts that take no body: the organiser's pause, resume and cancel; a webhook's test ping."""

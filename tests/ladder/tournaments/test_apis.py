@@ -75,7 +75,8 @@ def test_enter_list_detail_withdraw_and_control_over_the_api(
     refused = _client(stranger).post(
         f"/api/tournaments/{t_id}/entries/", {"bot": bots[0].pk}, format="json"
     )
-    assert refused.status_code == 400 and "owner" in refused.json()["detail"]
+    # Entering someone else's bot is refused like uploading to it: 403, saying who may.
+    assert refused.status_code == 403 and "owner" in refused.json()["detail"]
 
     listed = _client(None).get("/api/tournaments/", {"status": "upcoming"}).json()
     assert [t["id"] for t in listed["results"]] == [t_id]
