@@ -83,7 +83,7 @@ def _figures(seed: int, players: int, repeat: int) -> dict[str, Any]:
         gc.unfreeze()
 
 
-def replay_figures(games: int = 5, players: int = 4, repeat: int = 3) -> dict[str, Any]:
+def replay_figures(games: int = 5, players: int = 4, repeat: int = 5) -> dict[str, Any]:
     rows = [_figures(seed, players, repeat) for seed in range(games)]
     summary = {
         key: {
