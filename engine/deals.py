@@ -14,12 +14,11 @@ from typing import TYPE_CHECKING
 from engine.cards import Card, distinct
 from engine.events import ExchangeEvent, OfferEvent
 from engine.hands import back_to_turn
+from engine.rules import MAX_PLAYERS
 from engine.state import DealDraft, Phase
 
 if TYPE_CHECKING:
     from engine.game import Game, Move, Moves
-
-MAX_SEATS = 6
 
 
 # ---------------------------------------------------------------------- at the turn
@@ -58,7 +57,7 @@ def start_deal(game: Game, partner: int) -> None:
     t.phase = Phase.DEAL_GIVE
 
 
-_DEAL = tuple((f"deal @{t}", (start_deal, (t,))) for t in range(MAX_SEATS))
+_DEAL = tuple((f"deal @{t}", (start_deal, (t,))) for t in range(MAX_PLAYERS))
 
 
 def swap(game: Game, mine: Card, target: int, theirs: Card) -> None:

@@ -18,13 +18,11 @@ from engine.cards import FAMILY, INFO, ORDER, VALUE, Card, Family, distinct
 from engine.events import MoveEvent, PassEvent, TakeEvent, WasteEvent
 from engine.hands import back_to_turn, end_turn, next_in_queue
 from engine.protection import protection_choices
-from engine.rules import Pick
+from engine.rules import MAX_PLAYERS, Pick
 from engine.state import Phase, Seat
 
 if TYPE_CHECKING:
     from engine.game import Game, Move, Moves
-
-MAX_SEATS = 6
 
 
 def _plain(effect: Callable[..., None]) -> dict[Card, tuple[str, Move]]:
@@ -35,7 +33,7 @@ def _plain(effect: Callable[..., None]) -> dict[Card, tuple[str, Move]]:
 def _at(effect: Callable[..., None]) -> dict[Card, tuple[tuple[str, Move], ...]]:
     """`play CARD @SEAT` for every kind and seat, calling `effect(game, card, seat)`."""
     return {
-        card: tuple((f"play {card} @{t}", (effect, (card, t))) for t in range(MAX_SEATS))
+        card: tuple((f"play {card} @{t}", (effect, (card, t))) for t in range(MAX_PLAYERS))
         for card in Card
     }
 

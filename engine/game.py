@@ -22,6 +22,8 @@ from engine.cards import Card
 from engine.events import ActEvent, Event, GameEvent, HeaderEvent
 from engine.rules import (
     ENGINE_VERSION,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
     Ruleset,
     Variants,
     learning_stage,
@@ -123,13 +125,12 @@ class Game:
     """One game of Grass from the first deal to the final result.
 
     `on_event(game, event)`, if set, is called once for every event the game logs, in log
-    order, as soon as
-    the table shows the event's outcome: right after most events are logged; for an `act` (and
-    `dealt`, `offer`, `exchange`, `result`, which the engine logs before it has finished with
-    them) once that is done: before the next event other than a `dealt`, the start of a turn,
-    the scoring of a hand, or when `apply` (or the game's start) returns. Replay frames
-    (`engine.replay_frames`) are built this way. A hook set after the game started sees the
-    events from then on; copies (`clone`) have none.
+    order, as soon as the table shows the event's outcome: right after most events are logged;
+    for an `act` (and `dealt`, `offer`, `exchange`, `result`, which the engine logs before it
+    has finished with them) once that is done: before the next event other than a `dealt`, the
+    start of a turn, the scoring of a hand, or when `apply` (or the game's start) returns.
+    Replay frames (`engine.replay_frames`) are built this way. A hook set after the game
+    started sees the events from then on; copies (`clone`) have none.
     """
 
     __slots__ = (
@@ -163,6 +164,7 @@ class Game:
         self._setup(ruleset, variants, seed, names, Table.new(list(names), seed), on_event)
         self._emit(header_event(ruleset, variants, seed, self.names))
         hands.start_hand(self)
+        self._refresh()
         self._settle()
         self._flush()
 
@@ -188,6 +190,7 @@ class Game:
             game._refresh()
         else:
             hands.start_turn(game, first_turn)
+            game._refresh()
             game._settle()
             game._flush()
         return game
@@ -202,8 +205,8 @@ class Game:
         on_event: EventHook | None,
     ) -> None:
         n = len(names)
-        if not 2 <= n <= 6:
-            raise ValueError(f"Grass is for 2 to 6 players, not {n}")
+        if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+            raise ValueError(f"Grass is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {n}")
         limits = ruleset_limits(ruleset)
         if resolve_ruleset(ruleset.name, variants, limits, ruleset.engine) != ruleset:
             # A log names its ruleset and limits; anything else could not be replayed.
@@ -280,10 +283,8 @@ class Game:
         if move is None:
             raise IllegalAction(action, self.decision)
         self._take(action, move, False)
-        self._decision = None
-        moves = self.moves = _LISTERS[self.table.phase](self)
-        if len(moves) == 1:
-            self._settle()
+        self._refresh()
+        self._settle()
         if self._pending:
             self._flush()
 
@@ -362,8 +363,7 @@ class Game:
         effect(self, *args)
 
     def _settle(self) -> None:
-        """Build the next decision; take it at once while only one action is legal."""
-        self._refresh()
+        """Take the decision at once while only one action is legal (D-AUTO)."""
         moves = self.moves
         while len(moves) == 1:
             ((action, move),) = moves.items()

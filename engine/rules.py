@@ -256,6 +256,9 @@ CLASSIC = Ruleset(
 
 RULESETS: Mapping[str, Ruleset] = {r.name: r for r in (MODERN, CLASSIC)}
 
+MIN_PLAYERS, MAX_PLAYERS = 2, 6
+"""R-PLAYERS: "GRASS is a draw game for 2 to 6 players." (002:5)"""
+
 READINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("1.2.0", ("wiped_out_stops_dealing", "deals_before_play_only", "steal_card_stays")),
 )
