@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 
 from engine.cards import FAMILY, INFO, VALUE, Card, Family
 from engine.events import Event
-from engine.game import ENGINE_VERSION, Decision, Game, IllegalAction, Phase
+from engine.game import ENGINE_VERSION, Decision, EventHook, Game, IllegalAction, Phase
 from engine.observation import observe, redact
 from engine.rules import CLASSIC, MODERN, RULESETS, Ruleset, Variants, resolve_ruleset
 from engine.scoring import HandScore, HandTally, add_to_totals, finishing_ranks, score_hand
@@ -35,6 +35,7 @@ __all__ = [
     "Card",
     "Decision",
     "Event",
+    "EventHook",
     "Family",
     "Game",
     "HandScore",
@@ -60,9 +61,12 @@ def new_game(
     seed: int = 0,
     variants: Variants | None = None,
     limits: Mapping[str, int] | None = None,
+    on_event: EventHook | None = None,
 ) -> Game:
     """Start a game. `players` is a count (2-6) or the players' names, in seat order.
-    `limits` overrides the platform limits `max_hands` and `max_deals_per_turn`."""
+    `limits` overrides the platform limits `max_hands` and `max_deals_per_turn`; `on_event`
+    hears of every event from the first (`Game.on_event`)."""
     variants = variants or Variants()
     names = [f"seat{i}" for i in range(players)] if isinstance(players, int) else list(players)
-    return Game(resolve_ruleset(ruleset, variants, limits), variants, seed, names)
+    rules = resolve_ruleset(ruleset, variants, limits)
+    return Game(rules, variants, seed, names, on_event=on_event)

@@ -9,7 +9,7 @@ from typing import Any, Literal, NotRequired, get_args, get_origin, get_type_hin
 
 import pytest
 
-from engine import Variants, new_game
+from engine import Game, Variants, new_game
 from engine.cards import Card
 from engine.events import SCHEMAS
 from engine.position import game_from_position
@@ -90,3 +90,26 @@ def test_the_schemas_reject_what_they_should() -> None:
     assert not matches({**draw, "extra": 1}, SCHEMAS["draw"])
     assert not matches({k: v for k, v in draw.items() if k != "see"}, SCHEMAS["draw"])
     assert not matches({**draw, "secret": {"card": "panama"}}, SCHEMAS["draw"])
+
+
+def test_the_event_hook_hears_every_event_once_in_order() -> None:
+    heard: list[dict[str, Any]] = []
+
+    def hook(game: Game, event: dict[str, Any]) -> None:
+        assert event in game.events  # logged before the hook hears of it
+        heard.append(event)
+
+    game = new_game("classic", 4, 3, Variants(give_me_five=True), on_event=hook)
+    rng = random.Random(3)
+    while not game.over:
+        game.apply(rng.choice(game.legal_actions()))
+        assert heard == game.events  # all told by the time apply returns
+    # Set later, a hook hears the events from then on; copies have none.
+    later: list[dict[str, Any]] = []
+    other = new_game("modern", 3, 5)
+    start = len(other.events)
+    other.on_event = lambda game, event: later.append(event)
+    assert other.clone().on_event is None
+    while not other.over:
+        other.apply(rng.choice(other.legal_actions()))
+    assert later == other.events[start:]
