@@ -16,11 +16,15 @@ if [ "${GRASS_SETUP:-}" = production ]; then
     command -v bwrap >/dev/null || need_apt+=(bubblewrap)
     command -v setpriv >/dev/null || need_apt+=(util-linux)
     /usr/bin/python3 -c "import seccomp" 2>/dev/null || need_apt+=(python3-seccomp)
+    command -v mmdebstrap >/dev/null || need_apt+=(mmdebstrap)
     if [ ${#need_apt[@]} -gt 0 ]; then
         if [ "$(id -u)" -ne 0 ]; then echo "setup: need root to install: ${need_apt[*]}" >&2; exit 1; fi
         apt-get update -qq
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
     fi
+    # The bots' runtime image: only worker hosts run bots (GRASS_RUNTIME_IMAGE_BUILD=false
+    # skips it on a web or beat host).
+    if [ "${GRASS_RUNTIME_IMAGE_BUILD:-true}" != false ]; then bash deploy/runtime-image.sh; fi
     [ -x .venv/bin/python ] || python3 -m venv .venv
     .venv/bin/python -m pip install --quiet --upgrade pip
     .venv/bin/python -m pip install --quiet -e .
@@ -37,6 +41,8 @@ need_apt=()
 command -v bwrap >/dev/null || need_apt+=(bubblewrap)
 command -v setpriv >/dev/null || need_apt+=(util-linux)
 /usr/bin/python3 -c "import seccomp" 2>/dev/null || need_apt+=(python3-seccomp)
+# mmdebstrap builds the bots' runtime image (deploy/runtime-image.sh), below.
+command -v mmdebstrap >/dev/null || need_apt+=(mmdebstrap)
 # The ladder site: PostgreSQL (its tests run on it) and Redis (Celery's broker).
 command -v pg_ctlcluster >/dev/null || need_apt+=(postgresql)
 command -v redis-server >/dev/null || need_apt+=(redis-server)
@@ -72,6 +78,10 @@ fi
 if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
     redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no
 fi
+
+# The bots' runtime image (Python with NumPy, Node.js, g++, Rust, Java): about a minute and
+# 1.2 GB the first time, nothing when this checkout's image is already built.
+bash deploy/runtime-image.sh
 
 if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv

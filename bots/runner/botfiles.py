@@ -19,6 +19,8 @@ MAX_FILE_BYTES = 1 << 20
 """Largest single `.py` upload (1 MiB)."""
 MAX_ZIP_BYTES = 5 << 20
 """Largest `.zip` upload, compressed (5 MiB)."""
+MAX_BINARY_BYTES = 16 << 20
+"""Largest executable upload (16 MiB: a static Rust or C++ bot is a few MiB)."""
 MAX_UNPACKED_BYTES = 20 << 20
 """Largest total size of a zip's contents (20 MiB)."""
 MAX_MEMBERS = 500
@@ -38,7 +40,9 @@ class BadBot(ValueError):
 
 @dataclass(frozen=True)
 class BotSource:
-    """A bot's name and files (relative path -> bytes); `bot.py` is the entry point."""
+    """A bot's name and files (relative path -> bytes). The entry file says its language
+    (`bots.runner.languages`): `bot.py`, `bot.js`, `bot.cpp`, `Cargo.toml`/`main.rs`,
+    `Bot.java` or an executable `bot`."""
 
     name: str
     files: dict[str, bytes]
@@ -49,7 +53,10 @@ def example_names() -> list[str]:
 
 
 def load_bot(spec: str | Path) -> BotSource:
-    """An example name, a `.py` file, a `.zip` archive or a folder with `bot.py`."""
+    """An example name, a single source file (`.py`, `.js`, `.cpp`, `.rs`, `.java`), an
+    executable named `bot`, a `.zip` archive, or a folder with an entry file."""
+    from bots.runner.languages import check_upload
+
     text = str(spec)
     if text in example_names():
         return BotSource(text, _read_folder(EXAMPLES / text))
@@ -58,37 +65,72 @@ def load_bot(spec: str | Path) -> BotSource:
         names = ", ".join(example_names())
         raise BadBot(f"{text}: no such file, and not an example bot ({names})")
     if path.is_dir():
-        if not (path / "bot.py").is_file():
-            raise BadBot(f"{text}: a bot folder needs a bot.py")
         files = _read_folder(path)
         check_tree(text, files)
+        try:
+            check_upload(files)
+        except BadBot as exc:
+            raise BadBot(f"{text}: {exc}") from None
         return BotSource(path.name, files)
-    if path.suffix == ".py":
-        data = path.read_bytes()
-        return source_from_upload(path.stem, path.name, data)
-    if path.suffix == ".zip":
-        return source_from_upload(path.stem, path.name, path.read_bytes())
-    raise BadBot(f"{text}: a bot is a .py file, a .zip with bot.py, or a folder with bot.py")
+    return source_from_upload(path.stem, path.name, path.read_bytes())
 
 
 def upload_limit(filename: str) -> int:
     """The largest upload so named, in bytes: a site checks it before reading the upload."""
-    return MAX_ZIP_BYTES if filename.endswith(".zip") else MAX_FILE_BYTES
+    if filename.endswith(".zip"):
+        return MAX_ZIP_BYTES
+    if _single_file_name(filename) is None:  # an executable
+        return MAX_BINARY_BYTES
+    return MAX_FILE_BYTES
 
 
 def source_from_upload(name: str, filename: str, data: bytes) -> BotSource:
-    """Check an uploaded `.py` or `.zip` and return its files; raises BadBot."""
-    if filename.endswith(".py"):
+    """Check an upload and return its files; raises BadBot saying what is wrong. A `.zip`
+    keeps its tree; a single source file becomes its language's entry file (`mine.cpp` is
+    `bot.cpp`); any other single file is taken for an executable named `bot`."""
+    from bots.runner.languages import accepted, check_upload
+
+    if filename.endswith(".zip"):
+        files = _read_zip(filename, data)
+    elif (entry := _single_file_name(filename)) is not None:
         if len(data) > MAX_FILE_BYTES:
             raise BadBot(f"{filename} is {len(data)} bytes; the limit is {MAX_FILE_BYTES}")
         try:
             data.decode("utf-8")
         except UnicodeDecodeError:
             raise BadBot(f"{filename} is not UTF-8 text") from None
-        return BotSource(name, {"bot.py": data})
-    if filename.endswith(".zip"):
-        return BotSource(name, _read_zip(filename, data))
-    raise BadBot(f"{filename}: upload a .py file or a .zip archive")
+        files = {entry: data}
+    elif "." not in Path(filename).name or data[:4] == b"\x7fELF":
+        if len(data) > MAX_BINARY_BYTES:
+            raise BadBot(f"{filename} is {len(data)} bytes; the limit is {MAX_BINARY_BYTES}")
+        files = {"bot": data}
+    else:
+        raise BadBot(
+            f"{filename}: upload a .zip, a single source file or an executable. "
+            f"Accepted: {accepted()}"
+        )
+    try:
+        check_upload(files)
+    except BadBot as exc:
+        raise BadBot(f"{filename}: {exc}") from None
+    return BotSource(name, files)
+
+
+SINGLE_FILE_NAMES = {
+    ".py": "bot.py",
+    ".js": "bot.js",
+    ".cpp": "bot.cpp",
+    ".rs": "main.rs",
+    ".java": "Bot.java",
+}
+"""A single-file upload of a language's source is staged as its entry file."""
+
+
+def _single_file_name(filename: str) -> str | None:
+    for ending, entry in SINGLE_FILE_NAMES.items():
+        if filename.endswith(ending):
+            return entry
+    return None
 
 
 def check_tree(where: str, files: dict[str, bytes]) -> None:
@@ -162,8 +204,6 @@ def _read_zip(filename: str, data: bytes) -> dict[str, bytes]:
             raise BadBot(f"{filename}: entry {name!r} appears twice")
         files[name] = _read_member(filename, archive, info)
     check_tree(filename, files)
-    if "bot.py" not in files:
-        raise BadBot(f"{filename} has no bot.py at its top level")
     return files
 
 

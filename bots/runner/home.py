@@ -123,6 +123,10 @@ def remove_leftovers(uid: int) -> None:
     uid's lock, so no live box owns them."""
     cgroups.BoxCgroup(str(uid)).remove()
     shutil.rmtree(HOME / "boxes" / str(uid), ignore_errors=True)
+    builds = HOME / "builds" / str(uid)
+    if os.path.ismount(builds):
+        subprocess.run(["umount", "-l", str(builds)], capture_output=True, check=False)
+    shutil.rmtree(builds, ignore_errors=True)
 
 
 def box_dir(uid: int) -> Path:
@@ -141,6 +145,9 @@ def _runtime_files() -> dict[str, bytes]:
                 rel = path.relative_to(PROJECT / package).as_posix()
                 files[f"{target}/{rel}"] = path.read_bytes()
     files["lib/bots/protocol.py"] = (PROJECT / "bots" / "protocol.py").read_bytes()
+    files["lib/js/grass.js"] = (PROJECT / "bots" / "sdk" / "js" / "grass.js").read_bytes()
+    for script in sorted((HERE / "buildscripts").glob("*.sh")):
+        files[f"lib/build/{script.name}"] = script.read_bytes()
     files["lib/bots/__init__.py"] = b""
     files["launch.py"] = (HERE / "launch.py").read_bytes()
     files["empty"] = b""
@@ -195,6 +202,8 @@ def leftovers() -> list[int]:
     before its cgroups are made until after they are removed."""
     home = ensure_home()
     names = cgroups.box_names() | {p.name for p in (home / "boxes").iterdir()}
+    if (home / "builds").is_dir():
+        names |= {p.name for p in (home / "builds").iterdir()}
     found = []
     for name in sorted(n for n in names if n.isdigit()):
         fd = os.open(home / "uids" / name, os.O_CREAT | os.O_RDWR, 0o600)
@@ -204,7 +213,11 @@ def leftovers() -> list[int]:
             continue  # a live box
         finally:
             os.close(fd)
-        if cgroups.BoxCgroup(name).exists() or box_dir(int(name)).exists():
+        if (
+            cgroups.BoxCgroup(name).exists()
+            or box_dir(int(name)).exists()
+            or (home / "builds" / name).exists()
+        ):
             found.append(int(name))
     return found
 

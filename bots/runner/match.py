@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ from bots.runner import sandbox
 from bots.runner.botfiles import BadBot, BotSource, check_tree
 from bots.runner.clock import DecisionClock
 from bots.runner.home import plain_runtime_dir
+from bots.runner.languages import Language, detect
 from bots.runner.process import BotGone, BotProcess, BotTimeout, LineTooLong
 from bots.runner.sandbox import Box, Limits, SandboxUnavailable
 from engine import Variants, new_game, observe
@@ -255,20 +256,29 @@ def _merge(events: list[Event], notes: list[tuple[int, Event]]) -> list[Event]:
 def start_bot(
     source: BotSource, sandboxed: bool, resources: Limits | None = None
 ) -> tuple[BotProcess, Box | None, Path | None]:
-    """Start one bot: in its own sandbox box, or (sandboxed=False) as a plain subprocess of
-    the same interpreter and launcher. Returns the process, the box, and the plain folder to
-    remove afterwards.
+    """Start one bot: in its own sandbox box, or (sandboxed=False) as a plain subprocess with
+    this machine's interpreters. Returns the process, the box, and the plain folder to remove
+    afterwards. A compiled language's source must hold its build's artifact (`build.Build`).
 
     All or nothing: whatever fails on the way (the box, staging the files, the start)
-    releases everything made before it. Raises BadBot for files that cannot be staged (the
-    bot's fault: it did not start) and InfrastructureFault when the host cannot run it.
+    releases everything made before it. Raises BadBot for files that cannot be staged or run
+    (the bot's fault: it did not start) and InfrastructureFault when the host cannot run it.
     """
+    lang = detect(source.files)
+    if lang.artifact is not None and lang.artifact not in source.files:
+        raise BadBot(f"a {lang.name} bot runs from its build's {lang.artifact}, and it has none")
     if sandboxed:
+        limits = resources or Limits()
+        limits = replace(
+            limits,
+            pids=max(limits.pids, lang.pids),
+            address_space_mb=max(limits.address_space_mb, lang.address_space_mb),
+        )
         box = None
         try:
-            box = Box.open(resources or Limits())
+            box = Box.open(limits)
             box.stage(source.files)
-            return box.start(), box, None
+            return box.start(lang), box, None
         except BaseException as exc:
             if box is not None:
                 box.destroy()
@@ -283,17 +293,34 @@ def start_bot(
         for rel, data in source.files.items():
             (folder / rel).parent.mkdir(parents=True, exist_ok=True)
             (folder / rel).write_bytes(data)
-        runtime = plain_runtime_dir()
-        python = sandbox.PYTHON if Path(sandbox.PYTHON).exists() else sys.executable
-        launch = [str(runtime / "launch.py"), str(folder), str(runtime / "lib")]
-        return (
-            BotProcess([python, "-I", "-S", "-B", *launch], env={"PATH": "/usr/bin:/bin"}),
-            None,
-            folder,
-        )
+        if (folder / "bot").is_file():
+            (folder / "bot").chmod(0o755)
+        command, env = plain_command(lang, folder)
+        return BotProcess(command, env=env), None, folder
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
+
+
+def plain_command(lang: Language, folder: Path) -> tuple[list[str], dict[str, str]]:
+    """A bot's command and environment without the sandbox: the box's command with this
+    machine's interpreters, and the bot's files and the runtime where they are here."""
+    runtime = plain_runtime_dir()
+    env = {"PATH": "/usr/bin:/bin"}
+    for name, value in lang.env:
+        env[name] = value.replace("/sandbox/lib", str(runtime / "lib"))
+    if lang.name == "python":
+        python = sandbox.PYTHON if Path(sandbox.PYTHON).exists() else sys.executable
+        launch = [str(runtime / "launch.py"), str(folder), str(runtime / "lib")]
+        return [python, "-I", "-S", "-B", *launch], env
+    command = [arg.replace("/bot/", f"{folder}/") for arg in lang.command]
+    tool = shutil.which(Path(command[0]).name) if not command[0].startswith(str(folder)) else "."
+    if tool is None:
+        raise BadBot(
+            f"{Path(command[0]).name} is not installed here; without the sandbox, bots run on "
+            "this machine's own interpreters (the ladder's image has it: run with the sandbox)"
+        )
+    return command, env
 
 
 def stop_bot(proc: BotProcess | None, box: Box | None, folder: Path | None) -> None:
@@ -385,17 +412,17 @@ def _decide(game: Game, seat: _Seat, tc: TimeControl, note: Any, forfeit: Any) -
     since = max(seat.sent_upto, game.hand_start_event)
     view = observe(game, seat.index, since=since)
     seat.sent_upto = view["history_end"]
+    cpu_ms = tc.decision_ms + seat.bank_ms
+    wall_ms = tc.wall_factor * tc.decision_ms + seat.wall_bank_ms
     clock = DecisionClock(
-        seat.box.cpu_ns if seat.box is not None else None,
-        cpu_ms=tc.decision_ms + seat.bank_ms,
-        wall_ms=tc.wall_factor * tc.decision_ms + seat.wall_bank_ms,
+        seat.box.cpu_ns if seat.box is not None else None, cpu_ms=cpu_ms, wall_ms=wall_ms
     )
     message = protocol.act(
         seat.request,
         view,
         bank_ms=int(seat.bank_ms),
-        cpu_ms=int(clock.cpu_limit_s * 1000),
-        wall_ms=int((clock.wall_deadline - clock.started) * 1000),
+        cpu_ms=int(cpu_ms),
+        wall_ms=round(wall_ms),
     )
     action: str | None = None
     try:

@@ -15,22 +15,20 @@ import os
 import resource
 import shutil
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
-from bots.runner import cgroups, home
+from bots.runner import cgroups, home, runtime
 from bots.runner.botfiles import check_tree
+from bots.runner.languages import LANGUAGES, Language
 from bots.runner.process import BotProcess
 
 PYTHON = "/usr/bin/python3"
 HERE = Path(__file__).resolve().parent
 UID_RANGE = home.UID_RANGE
-
-
-LAUNCH = (PYTHON, "-I", "-S", "-B", "/sandbox/launch.py", "/bot", "/sandbox/lib")
-"""The bot's command inside the box (on bwrap's command line: bwrap takes no command from
-`--args`). Only sandbox paths: it is what the box's pid 1 shows in /proc/1/cmdline."""
 
 
 PROC_ALLOWED = frozenset({"self", "thread-self", "mounts", "net"})
@@ -122,7 +120,11 @@ def check() -> None:
         if shutil.which(tool) is None:
             raise SandboxUnavailable(f"{tool} is not installed (run deploy/setup.sh)")
     if not Path(PYTHON).exists():
-        raise SandboxUnavailable(f"{PYTHON} (Debian's python3) is missing")
+        raise SandboxUnavailable(f"{PYTHON} (Debian's python3, for the seccomp filter) is missing")
+    try:
+        runtime.image_dir()
+    except runtime.RuntimeMissing as exc:
+        raise SandboxUnavailable(str(exc)) from None
     missing = cgroups.missing_controllers()
     if missing:
         raise SandboxUnavailable(f"cgroup v1 controllers not mounted: {', '.join(missing)}")
@@ -173,8 +175,9 @@ class Box:
 
     def stage(self, files: dict[str, bytes]) -> Path:
         """Copy the bot's files into the folder only this box mounts (root:uid, read-only to
-        the bot). Raises BadBot for files that cannot be a tree (see `botfiles.check_tree`),
-        OSError when the host cannot hold them; the caller destroys the box either way."""
+        the bot; `bot`, an executable's name in every language, may be run). Raises BadBot
+        for files that cannot be a tree (see `botfiles.check_tree`), OSError when the host
+        cannot hold them; the caller destroys the box either way."""
         check_tree("the bot", files)
         folder = home.box_dir(self.uid)
         shutil.rmtree(folder, ignore_errors=True)
@@ -186,13 +189,14 @@ class Box:
             target.write_bytes(data)
         for path in [folder, *folder.rglob("*")]:
             os.chown(path, 0, self.uid)
-            path.chmod(0o750 if path.is_dir() else 0o640)
+            path.chmod(0o750 if path.is_dir() or path == folder / "bot" else 0o640)
         return folder
 
-    def argv(self, args_fd: int, seccomp_fd: int) -> list[str]:
+    def argv(self, args_fd: int, seccomp_fd: int, command: Sequence[str]) -> list[str]:
         """The command that starts the box: setpriv drops to the box's uid, then bwrap reads
-        its own arguments from `args_fd` (`bwrap_args`), so the box's pid 1 shows no host
-        path in /proc/1/cmdline."""
+        its own arguments from `args_fd` (`bwrap_args`), so the box's pid 1 shows only
+        `command`, never a host path, in /proc/1/cmdline (bwrap takes no command from
+        `--args`)."""
         return [
             "setpriv",
             f"--reuid={self.uid}",
@@ -208,14 +212,25 @@ class Box:
             "--seccomp",
             str(seccomp_fd),
             "--",
-            *LAUNCH,
+            *command,
         ]
 
-    def bwrap_args(self) -> list[str]:
-        runtime = home.runtime_dir()
+    def bwrap_args(
+        self,
+        *,
+        env: Sequence[tuple[str, str]] = (),
+        binds: Sequence[tuple[str, str]] = (),
+        chdir: str = "/tmp",
+    ) -> list[str]:
+        """Namespaces, the image as a read-only root, a /proc and /dev with nothing of the
+        host, the runtime and the staged code read-only, two small scratch tmpfs. `binds`
+        (host folder, box path) are writable: a build's /build."""
+        image = runtime.image_dir()
+        lib = home.runtime_dir()
         assert self.code_dir is not None
         limits = self.limits
-        return [
+        scratch = str(limits.scratch_mb << 20)
+        args = [
             "--unshare-all",
             # A second line behind the seccomp filter: the box's user namespace allows no
             # nested one (bwrap needs --unshare-user spelled out for this).
@@ -224,31 +239,29 @@ class Box:
             "--die-with-parent",
             "--new-session",
             "--clearenv",
-            "--setenv", "PATH", "/usr/bin",
+            "--setenv", "PATH", "/usr/bin:/bin",
             "--setenv", "HOME", "/tmp",
             "--setenv", "LANG", "C.UTF-8",
-            "--ro-bind", "/usr", "/usr",
-            "--tmpfs", "/usr/local",
-            "--tmpfs", "/usr/lib/python3/dist-packages",
-            "--symlink", "usr/bin", "/bin",
-            "--symlink", "usr/lib", "/lib",
-            "--symlink", "usr/lib64", "/lib64",
+            # The whole root is the image: nothing of the host's /usr, /etc or anything else.
+            "--ro-bind", str(image), "/",
             "--proc", "/proc",
-            *hide_host_proc(runtime / "empty"),
+            *hide_host_proc(lib / "empty"),
             *minimal_dev(),
-            "--size", str(limits.scratch_mb << 20),
+            "--size", scratch,
             "--tmpfs", "/tmp",
-            "--ro-bind", str(runtime / "lib"), "/sandbox/lib",
-            "--ro-bind", str(runtime / "launch.py"), "/sandbox/launch.py",
+            "--ro-bind", str(lib / "lib"), "/sandbox/lib",
+            "--ro-bind", str(lib / "launch.py"), "/sandbox/launch.py",
             "--ro-bind", str(self.code_dir), "/bot",
-            "--size", str(limits.scratch_mb << 20),
+            "--size", scratch,
             "--tmpfs", "/dev/shm",
             "--hostname", "grass",
-            # Everything but /tmp and /dev/shm read-only: no storage beyond the two quotas.
             "--remount-ro", "/dev",
-            "--remount-ro", "/",
-            "--chdir", "/tmp",
         ]  # fmt: skip
+        for name, value in env:
+            args += ["--setenv", name, value]
+        for host, inside in binds:
+            args += ["--bind", host, inside]
+        return [*args, "--chdir", chdir]
 
     def _preexec(self) -> None:
         """In the forked child, before exec: join the cgroups and set the rlimits."""
@@ -261,9 +274,37 @@ class Box:
         resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files,) * 2)
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
-    def start(self) -> BotProcess:
-        """Launch the staged bot in this box."""
-        args = "".join(arg + "\0" for arg in self.bwrap_args()).encode()
+    def start(self, language: Language | None = None) -> BotProcess:
+        """Launch the staged bot in this box (a Python bot unless `language` says else)."""
+        lang = language or LANGUAGES["python"]
+        process: BotProcess = self._spawn(lang.command, self.bwrap_args(env=lang.env), BotProcess)
+        return process
+
+    def start_build(
+        self, command: Sequence[str], build_dir: Path, env: Sequence[tuple[str, str]] = ()
+    ) -> subprocess.Popen[bytes]:
+        """Run a build in this box: `build_dir` (host) is /build, writable; output on one
+        pipe (stdout and stderr together)."""
+
+        def popen(argv: list[str], **options: Any) -> subprocess.Popen[bytes]:
+            return subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                env=options["env"],
+                pass_fds=options["pass_fds"],
+                preexec_fn=options["preexec_fn"],
+                close_fds=True,
+                start_new_session=True,
+            )
+
+        args = self.bwrap_args(env=env, binds=[(str(build_dir), "/build")], chdir="/build/src")
+        proc: subprocess.Popen[bytes] = self._spawn(command, args, popen)
+        return proc
+
+    def _spawn(self, command: Sequence[str], bwrap_args: list[str], spawn: Any) -> Any:
+        args = "".join(arg + "\0" for arg in bwrap_args).encode()
         fds: list[int] = []
         try:
             for data in (args, seccomp_program()):
@@ -273,13 +314,14 @@ class Box:
                     os.write(write_end, data)  # both fit in a pipe's buffer (64 KiB)
                 finally:
                     os.close(write_end)
-            return BotProcess(
-                self.argv(*fds),
-                env={"PATH": "/usr/bin:/bin"},
-                pass_fds=tuple(fds),
-                preexec_fn=self._preexec,
-                on_exit=self.cgroup.kill_all,
-            )
+            options: dict[str, Any] = {
+                "env": {"PATH": "/usr/bin:/bin"},
+                "pass_fds": tuple(fds),
+                "preexec_fn": self._preexec,
+            }
+            if spawn is BotProcess:
+                options["on_exit"] = self.cgroup.kill_all
+            return spawn(self.argv(fds[0], fds[1], command), **options)
         except OSError as exc:
             raise SandboxUnavailable(f"cannot start the sandbox: {exc}") from None
         finally:

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from bots.runner import home
+from bots.runner import home, runtime
 from bots.runner.botfiles import BotSource, load_bot
 from bots.runner.match import MatchResult, SeatReport, TimeControl, play_match
 from bots.runner.sandbox import Limits
@@ -259,36 +259,35 @@ def test_network_is_unreachable(sandbox_ready: None) -> None:
 # ---------------------------------------------------------------------------- 2. host files
 
 
-def test_etc_does_not_exist(sandbox_ready: None) -> None:
+def test_the_root_is_the_image_not_the_host(sandbox_ready: None) -> None:
+    """The box's / is the runtime image, read-only: its /etc is the image's (no host user,
+    host name or key), /sys and /root hold nothing of the host."""
     bot = hostile(
         """
         report(
             shadow=attempt(lambda: open("/etc/shadow").read()),
-            passwd=attempt(lambda: open("/etc/passwd").read()),
-            etc=attempt(os.listdir, "/etc"),
-            hosts=attempt(lambda: open("/etc/hosts").read()),
+            passwd=attempt(lambda: open("/etc/passwd").read()[:200]),
+            runtime=attempt(lambda: open("/etc/grass-runtime").read()),
             ssh=attempt(os.listdir, "/root/.ssh"),
             root=sorted(os.listdir("/")),
             sys=attempt(os.listdir, "/sys"),
+            home=attempt(os.listdir, "/home"),
+            write=attempt(lambda: open("/etc/x", "w")),
         )
         run(Quiet())
         """
     )
     match = play(bot)
     found = findings(match.seats[0])
-    for attack in ("shadow", "passwd", "etc", "hosts", "ssh", "sys"):
-        assert found[attack]["err"] == "FileNotFoundError", (attack, found[attack])
-    assert set(found["root"]) <= {
-        "bin",
-        "bot",
-        "dev",
-        "lib",
-        "lib64",
-        "proc",
-        "sandbox",
-        "tmp",
-        "usr",
-    }
+    image = runtime.image_dir()
+    assert found["runtime"] == {"ok": repr(runtime.identity() + "\n")}
+    assert found["passwd"] == {"ok": repr((image / "etc/passwd").read_text()[:200])}
+    assert (image / "etc/passwd").read_text() != Path("/etc/passwd").read_text()
+    assert found["shadow"]["err"] in ("FileNotFoundError", "PermissionError")
+    assert found["ssh"]["err"] in ("FileNotFoundError", "PermissionError")
+    assert found["sys"] == {"ok": "[]"} and found["home"] == {"ok": "[]"}
+    assert found["write"]["err"] == "OSError" and "Read-only" in found["write"]["msg"]
+    assert {"bot", "sandbox", "usr", "etc", "tmp", "proc", "dev"} <= set(found["root"])
     assert_finished(match, attacker_forfeits=False)
 
 
@@ -351,12 +350,15 @@ def test_the_runner_environment_and_project_are_invisible(
     assert set(found["env"]) <= {"PATH", "HOME", "LANG", "PWD"}
     assert "GRASS_SECRET" not in found["pid1_environ"]
     assert found["leaks"] == []
-    for attack in ("project", "runner_file", "venv", "home", "work"):
+    for attack in ("project", "runner_file", "venv", "work"):
         assert found[attack]["err"] == "FileNotFoundError", (attack, found[attack])
+    assert found["home"]["err"] == "PermissionError"  # the image's own /root
     assert found["import_runner"]["err"] == "ModuleNotFoundError"
     assert found["runner_source"] == []
     assert not any(project in p for p in found["sys_path"])
-    assert found["site_packages"] == {"ok": "[]"} and found["usr_local"] == {"ok": "[]"}
+    # The image's Debian packages (NumPy), not the host's (python3-seccomp is on the host).
+    assert "numpy" in found["site_packages"]["ok"] and "seccomp" not in found["site_packages"]["ok"]
+    assert found["usr_local"]["ok"].startswith("[")
     assert_finished(match, attacker_forfeits=False)
 
 

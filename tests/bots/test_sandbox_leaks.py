@@ -89,7 +89,7 @@ def test_no_start_leaks_on_any_path(sandbox_ready: None, monkeypatch: pytest.Mon
             start_bot(load_bot("random"), True)
         monkeypatch.setattr(os, "chown", real_chown)
         # A start that fails after staging.
-        monkeypatch.setattr(Box, "start", lambda self: (_ for _ in ()).throw(OSError("no exec")))
+        monkeypatch.setattr(Box, "start", lambda *_: (_ for _ in ()).throw(OSError("no exec")))
         with pytest.raises(InfrastructureFault):
             start_bot(load_bot("random"), True)
         monkeypatch.undo()

@@ -1,0 +1,19 @@
+"""A Grass bot in Python: a random legal action at every decision (bots/PROTOCOL.md)."""
+
+import random
+from typing import Any
+
+from bots.sdk import Bot, Observation, run
+
+
+class RandomBot(Bot):
+    name = "python-starter"
+
+    def on_game_start(self, hello: dict[str, Any]) -> None:
+        self.rng = random.Random(hello["rng_seed"])  # the same seed, the same choices
+
+    def choose(self, obs: Observation) -> str:
+        return self.rng.choice(obs.legal)
+
+
+run(RandomBot())
