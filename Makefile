@@ -13,13 +13,13 @@ test:
 	$(PYTHON) -m pytest -q
 
 # The development defaults of ladder/settings.py: the SQLite file ladder.sqlite3, local Redis.
-# Uploads are validated during the request, so an author sees the verdict at once. The example
+# Uploads are validated by the worker, as in production: the upload answers at once and the
+# bot's page shows the version pending until the verdict is in (it updates by itself). The example
 # bots are created (and validated) on the first start; beat's matchmaker then queues their games
 # every 5 s. Ctrl-C stops all three processes. WEB_ADDR sets the address (127.0.0.1:8000).
 # When nothing answers on Redis's port (and CELERY_BROKER_URL is not set), a Redis that keeps
 # nothing on disk is started with them, and stopped with them.
 run: export DEBUG = true
-run: export GRASS_VALIDATE_INLINE = true
 # One worker serves this site: when it starts, it takes back the matches that the last Ctrl-C
 # stopped mid-game (still "running") and those whose messages a restarted Redis lost.
 run: export GRASS_RECOVER_ON_WORKER_START = true

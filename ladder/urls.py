@@ -12,7 +12,7 @@ from ladder.api import api_not_found
 from ladder.bots.apis import BotDetailApi, BotsApi, BotVersionsApi, BotVersionSourceApi
 from ladder.bots.views import bot_create_page, bot_page, bot_upload_page
 from ladder.matches.apis import MatchDetailApi, MatchListApi, MatchLogApi
-from ladder.matches.views import match_page
+from ladder.matches.views import match_page, seat_stderr_page
 from ladder.notifications import apis as notification_apis
 from ladder.notifications import views as notification_views
 from ladder.ratings.apis import LeaderboardApi
@@ -98,6 +98,11 @@ pages = [
     path("bots/<int:bot_id>/", bot_page, name="bot-page"),
     path("bots/<int:bot_id>/upload/", bot_upload_page, name="bot-upload"),
     path("matches/<int:match_id>/", match_page, name="match-page"),
+    path(
+        "matches/<int:match_id>/seats/<int:seat>/stderr/",
+        seat_stderr_page,
+        name="seat-stderr",
+    ),
     path("tournaments/", tournament_views.tournament_list_page, name="tournament-list"),
     path("tournaments/new/", tournament_views.tournament_create_page, name="tournament-new"),
     path(

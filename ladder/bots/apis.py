@@ -83,6 +83,11 @@ class BotSerializer(serializers.Serializer):
     owner = serializers.CharField(source="owner.username")
     display_name = serializers.CharField(help_text=DISPLAY_NAME_HELP)
     created = serializers.DateTimeField()
+    disabled = serializers.DateTimeField(
+        allow_null=True,
+        help_text="Set while the bot is off the ladder (forfeits): it is not ranked and may "
+        "not enter tournaments until a new version passes validation.",
+    )
 
 
 @extend_schema_field({"type": "string", "minLength": 1, "maxLength": 64, "pattern": NAME_PATTERN})

@@ -37,12 +37,14 @@ def bot_errors_visible(*, user: User | AnonymousUser, bot: Bot) -> bool:
 
 
 def bot_version_source(*, version: BotVersion) -> BotSource:
-    """The version's files, read back from storage and checked against the stored sha256."""
+    """The version's files, read back from storage and checked against the stored sha256,
+    named `owner/bot`: the name its seat has in the game, its log and its replay, where two
+    owners' bots of one name must differ."""
     with version.file.open("rb") as handle:
         data = handle.read()
     if hashlib.sha256(data).hexdigest() != version.sha256:
         raise RuntimeError(f"stored file of {version} does not match its sha256")
-    return source_from_upload(version.bot.name, version.file.name, data)
+    return source_from_upload(version.bot.display_name, version.file.name, data)
 
 
 class BotFilter(django_filters.FilterSet):  # type: ignore[misc]  # django-filter is untyped

@@ -22,7 +22,7 @@ from ladder.celery import app
     max_retries=3,
 )
 def validate_version(version_id: int) -> None:
-    bot_version_validate(version=BotVersion.objects.select_related("bot").get(pk=version_id))
+    bot_version_validate(version=BotVersion.objects.select_related("bot__owner").get(pk=version_id))
 
 
 @app.task

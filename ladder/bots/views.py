@@ -36,6 +36,12 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
         # Validation errors quote the bot's stderr (lines of its private source).
         "show_errors": bot_errors_visible(user=request.user, bot=bot),
         "versions": bot_versions(bot=bot),
+        # Versions whose validation game has not been played yet: the page waits for them.
+        "pending": list(
+            bot_versions(bot=bot)
+            .filter(status=BotVersion.Status.PENDING)
+            .values_list("number", flat=True)
+        ),
         "ratings": bot_ratings(bot_id=bot.pk),
         "matches": match_list(filters={"bot": bot.pk})[:RECENT_MATCHES],
         "counts": bot_game_counts(bot_id=bot.pk),
@@ -80,8 +86,15 @@ def bot_upload_page(request: HttpRequest, bot_id: int) -> HttpResponse:
             form.add_error(None, str(exc))
             status = 507
         else:
-            if version.status != BotVersion.Status.INVALID:
-                messages.success(request, f"Version {version.number} uploaded: {version.status}.")
+            if version.status == BotVersion.Status.PENDING:
+                messages.success(
+                    request,
+                    f"Version {version.number} uploaded: pending. Its validation game is being "
+                    "played; this page shows the verdict when it is in.",
+                )
+                return redirect("bot-page", bot_id=bot.pk)
+            if version.status == BotVersion.Status.VALID:
+                messages.success(request, f"Version {version.number} uploaded: valid.")
                 return redirect("bot-page", bot_id=bot.pk)
     context = {"bot": bot, "form": form, "version": version}
     return render(request, "bots/upload.html", context, status=status)

@@ -187,7 +187,10 @@ def bot_results(*, bot_id: int, opponents: int = TOP_OPPONENTS) -> BotResults:
         for seat, games, wins, place in seat_rows
     ]
     top = sorted(by_bot.items(), key=lambda item: (-item[1][0], item[0]))[:opponents]
-    names = dict(Bot.objects.filter(pk__in=[pk for pk, _ in top]).values_list("pk", "name"))
+    names = {
+        bot.pk: bot.display_name
+        for bot in Bot.objects.filter(pk__in=[pk for pk, _ in top]).select_related("owner")
+    }
     return BotResults(
         seats=seats,
         opponents=[
@@ -237,14 +240,14 @@ def rating_lines(*, ruleset: str, bot_ids: list[int], limit: int = MAX_POINTS) -
     """
     lines = []
     ratings = BotRating.objects.filter(bot_id__in=bot_ids, ruleset=ruleset, games__gt=0)
-    for rating in ratings.select_related("bot").order_by("-mu", "bot_id"):
+    for rating in ratings.select_related("bot__owner").order_by("-mu", "bot_id"):
         changes = _sampled_changes(
             bot_id=rating.bot_id, ruleset=ruleset, games=rating.games, limit=limit
         )
         points = [(c.created, c.after) for c in changes]
         if not points or points[-1][0] != rating.updated:
             points.append((rating.updated, rating.mu))
-        lines.append(BotLine(rating.bot_id, rating.bot.name, points))
+        lines.append(BotLine(rating.bot_id, rating.bot.display_name, points))
     return lines
 
 
@@ -274,7 +277,7 @@ def standings_progress(*, tournament: Tournament, limit: int = 8) -> StandingsPr
     entries = {
         e.pk: e
         for e in tournament.entries.filter(version__isnull=False)
-        .select_related("bot")
+        .select_related("bot__owner")
         .order_by("id")
     }
     results: list[standings_rules.TableResult] = []
@@ -311,7 +314,7 @@ def standings_progress(*, tournament: Tournament, limit: int = 8) -> StandingsPr
         EntrantLine(
             entry_id=pk,
             bot_id=entries[pk].bot_id,
-            name=entries[pk].bot.name,
+            name=entries[pk].bot.display_name,
             points=[points.get(pk, 0.0) for points in after],
         )
         for pk in top[:limit]

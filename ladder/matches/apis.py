@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.http import FileResponse, Http404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.exceptions import APIException
 from rest_framework.permissions import AllowAny
@@ -14,8 +14,10 @@ from rest_framework.views import APIView
 
 from engine.rules import RULESETS
 from ladder.api import QuerySerializer
+from ladder.bots.selectors import bot_errors_visible
 from ladder.matches.models import Match
 from ladder.matches.selectors import (
+    SeatDetail,
     match_detail,
     match_finished,
     match_list,
@@ -43,6 +45,9 @@ class MatchListApi(APIView):
             bot_id = serializers.IntegerField(source="bot_version.bot_id")
             bot = serializers.CharField(source="bot_version.bot.name")
             owner = serializers.CharField(source="bot_version.bot.owner.username")
+            display_name = serializers.CharField(
+                source="bot_version.bot.display_name", help_text="owner/bot"
+            )
             version = serializers.IntegerField(source="bot_version.number")
             place = serializers.IntegerField(allow_null=True)
             total = serializers.IntegerField(allow_null=True)
@@ -84,6 +89,9 @@ class MatchDetailApi(APIView):
             bot_id = serializers.IntegerField(source="seat.bot_version.bot_id")
             bot = serializers.CharField(source="seat.bot_version.bot.name")
             owner = serializers.CharField(source="seat.bot_version.bot.owner.username")
+            display_name = serializers.CharField(
+                source="seat.bot_version.bot.display_name", help_text="owner/bot"
+            )
             version_id = serializers.IntegerField(source="seat.bot_version_id")
             version = serializers.IntegerField(source="seat.bot_version.number")
             place = serializers.IntegerField(source="seat.place", allow_null=True)
@@ -106,11 +114,28 @@ class MatchDetailApi(APIView):
             rating_change = RatingChangeSerializer(
                 allow_null=True, help_text="Null until the match is rated."
             )
+            stderr = serializers.SerializerMethodField(
+                help_text="The end of what the bot wrote on stderr in this match (its last "
+                "4,000 characters). Only the bot's owner and staff see it (it may quote the "
+                "bot's source): null for everyone else."
+            )
+
+            @extend_schema_field(serializers.CharField(allow_null=True))
+            def get_stderr(self, detail: SeatDetail) -> str | None:
+                user = self.context.get("user")
+                bot = detail.seat.bot_version.bot
+                if user is None or not bot_errors_visible(user=user, bot=bot):
+                    return None
+                return detail.seat.stderr
 
         id = serializers.IntegerField(source="match.id")
         ruleset = serializers.CharField(source="match.ruleset")
         variants = serializers.DictField(source="match.variants")
-        limits = serializers.DictField(source="match.limits")
+        limits = serializers.DictField(
+            child=serializers.IntegerField(),
+            help_text="The engine limits the game is played under (the ruleset's, with this "
+            "match's overrides): the same as its log's header.",
+        )
         status = serializers.ChoiceField(source="match.status", choices=Match.Status.choices)
         failure_reason = serializers.CharField(source="match.failure_reason")
         created = serializers.DateTimeField(source="match.created")
@@ -130,7 +155,7 @@ class MatchDetailApi(APIView):
             detail = match_detail(match_id=match_id)
         except Match.DoesNotExist:
             raise Http404 from None
-        return Response(self.OutputSerializer(detail).data)
+        return Response(self.OutputSerializer(detail, context={"user": request.user}).data)
 
 
 class LogNotStoredYet(APIException):

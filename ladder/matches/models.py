@@ -82,6 +82,10 @@ class MatchSeat(models.Model):
     fault_details = models.JSONField(default=dict, blank=True)
     """The first detail of each fault kind ("timeout": "no answer within 1.0 s", ...), kept
     here so the bot page can say why without reading logs."""
+    stderr = models.TextField(blank=True)
+    """The end of what the bot wrote on stderr in this match (the runner keeps the last 4,000
+    characters): its own debugging output and tracebacks, which quote its private source, so
+    only the bot's owner and staff may read it (`matches.selectors.seat_stderr_visible`)."""
 
     class Meta:
         ordering = ["match", "seat"]

@@ -11,7 +11,7 @@ import django_filters
 from django.core.exceptions import ValidationError
 from django.db.models import Count, Prefetch, Q, QuerySet
 
-from engine.rules import RULESETS
+from engine.rules import RULESETS, Variants, resolve_ruleset, ruleset_limits
 from ladder.bots.models import BotVersion
 from ladder.matches.models import Match, MatchSeat, PendingLog
 from ladder.ratings.elo import DEFAULT_PARAMS
@@ -22,7 +22,7 @@ def match_seats(*, match_id: int) -> QuerySet[MatchSeat]:
     """The match's seats in seat order, with their versions and bots."""
     return (
         MatchSeat.objects.filter(match_id=match_id)
-        .select_related("bot_version__bot")
+        .select_related("bot_version__bot__owner")
         .order_by("seat")
     )
 
@@ -83,6 +83,28 @@ class MatchDetail:
     seats: list[SeatDetail]
     log_pending: bool = False
     """Finished, but its log waits in the database for room in storage (PendingLog)."""
+
+    @property
+    def limits(self) -> dict[str, int]:
+        """The engine limits the game is played under: the ruleset's own, with the match's
+        overrides (what its log's header says), not only the overrides stored on the match."""
+        return match_effective_limits(match=self.match)
+
+
+def match_effective_limits(*, match: Match) -> dict[str, int]:
+    """`max_hands` and `max_deals_per_turn` as the engine applies them to `match`: the ones
+    its log header records."""
+    rules = resolve_ruleset(match.ruleset, Variants.from_dict(match.variants), match.limits)
+    return ruleset_limits(rules)
+
+
+def seat_stderr(*, match_id: int, seat: int) -> MatchSeat | None:
+    """The seat of a finished match with its bot and owner (for the stderr page), or None."""
+    return (
+        MatchSeat.objects.filter(match_id=match_id, seat=seat, match__status=Match.Status.FINISHED)
+        .select_related("bot_version__bot__owner")
+        .first()
+    )
 
 
 def match_detail(*, match_id: int) -> MatchDetail:

@@ -442,6 +442,7 @@ def _match_record(
             seat.strikes = report.strikes
             seat.faults = dict(Counter(fault["kind"] for fault in report.faults))
             seat.fault_details = first_fault_details(report.faults)
+            seat.stderr = report.stderr
         MatchSeat.objects.bulk_update(
             seats,
             [
@@ -454,6 +455,7 @@ def _match_record(
                 "strikes",
                 "faults",
                 "fault_details",
+                "stderr",
             ],
         )
         _match_log_store(match, log)

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from ladder.bots.selectors import bot_errors_visible
 from ladder.matches.models import Match
-from ladder.matches.selectors import match_detail
+from ladder.matches.selectors import match_detail, seat_stderr
 from ladder.replays.selectors import UPLOAD_LIMIT
 
 
 def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
-    """`/matches/<id>/`: ruleset, variants, status, seats, per-hand scores, the log's link."""
+    """`/matches/<id>/`: the replay viewer first, then the seats, per-hand scores, the facts
+    (ruleset, variants, effective limits), the log's link and a drop zone for one's own log."""
     try:
         detail = match_detail(match_id=match_id)
     except Match.DoesNotExist:
@@ -22,15 +26,45 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
         {"number": number, "scores": scores}
         for number, scores in enumerate(result.get("hand_scores", []), start=1)
     ]
+    finished = detail.match.status == Match.Status.FINISHED
+    # Each seat with whether the visitor may read its bot's stderr (its owner, staff).
+    seats = [
+        (seat, bot_errors_visible(user=request.user, bot=seat.seat.bot_version.bot))
+        for seat in detail.seats
+    ]
     context = {
         "match": detail.match,
-        "seats": detail.seats,
+        "seats": seats,
+        "any_stderr": finished and any(own for _, own in seats),
+        "limits": detail.limits,
         "hands": hands,
         "variants": {name: value for name, value in detail.match.variants.items() if value},
-        "finished": detail.match.status == Match.Status.FINISHED,
+        "finished": finished,
         "log_pending": detail.log_pending,
         # The viewer also takes a log file of the visitor's own, dropped on the page.
         "upload_limit": UPLOAD_LIMIT,
         "upload_limit_mib": UPLOAD_LIMIT // (1024 * 1024),
     }
     return render(request, "matches/match.html", context)
+
+
+@login_required
+def seat_stderr_page(request: HttpRequest, match_id: int, seat: int) -> HttpResponse:
+    """`/matches/<id>/seats/<seat>/stderr/`: what the seat's bot wrote on stderr in this match,
+    as plain text, for the bot's owner and staff only (it may quote the bot's source); others
+    get 403. The runner keeps the last 4,000 characters."""
+    found = seat_stderr(match_id=match_id, seat=seat)
+    if found is None:
+        raise Http404("No such seat in a finished match.")
+    bot = found.bot_version.bot
+    if not bot_errors_visible(user=request.user, bot=bot):
+        raise PermissionDenied("Only the bot's owner may read its stderr.")
+    heading = (
+        f"stderr of {bot.display_name} v{found.bot_version.number}, seat {seat} of match "
+        f"{match_id} (the last 4,000 characters)\n\n"
+    )
+    body = found.stderr or "(the bot wrote nothing on stderr)"
+    response = HttpResponse(heading + body, content_type="text/plain; charset=utf-8")
+    response["X-Content-Type-Options"] = "nosniff"
+    response["Cache-Control"] = "private, no-store"
+    return response

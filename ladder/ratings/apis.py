@@ -32,6 +32,7 @@ class LeaderboardApi(APIView):
         bot_id = serializers.IntegerField()
         bot = serializers.CharField()
         owner = serializers.CharField()
+        display_name = serializers.CharField(help_text="owner/bot: how the bot is shown.")
         elo = serializers.IntegerField()
         band = serializers.SerializerMethodField()
         games = serializers.IntegerField()
@@ -67,6 +68,7 @@ class LeaderboardApi(APIView):
             "bot_id": row.bot_id,
             "bot": row.bot,
             "owner": row.owner,
+            "display_name": row.display_name,
             "elo": row.elo,
             "band": [row.band_low, row.band_high],
             "games": row.games,

@@ -10,6 +10,7 @@ from typing import Any, overload
 from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
 
+from ladder.bots.names import display_name
 from ladder.ratings.elo import DEFAULT_PARAMS, EloParams, Rating, band
 from ladder.ratings.models import BotRating, RatingChange
 
@@ -27,6 +28,11 @@ class LeaderboardRow:
     win_rate: float
     """Share of rated games finished in first place (shared firsts count)."""
     last_game: datetime
+
+    @property
+    def display_name(self) -> str:
+        """`owner/bot`: how the bot is shown (names are unique per owner only)."""
+        return display_name(owner=self.owner, bot=self.bot)
 
 
 class Leaderboard:
@@ -47,7 +53,11 @@ class Leaderboard:
         self._count: int | None = None
 
     def _ratings(self) -> QuerySet[BotRating]:
-        return BotRating.objects.filter(ruleset=self.ruleset, games__gt=0)
+        # A bot taken off the ladder (disabled after its forfeits) keeps its rating but holds
+        # no rank until a valid version puts it back: `off_the_ladder` lists it apart.
+        return BotRating.objects.filter(
+            ruleset=self.ruleset, games__gt=0, bot__disabled__isnull=True
+        )
 
     def __len__(self) -> int:
         if self._count is None:
@@ -129,6 +139,33 @@ class Leaderboard:
             win_rate=round(wins / games, 4),
             last_game=updated,
         )
+
+
+@dataclass(frozen=True)
+class OffLadderRow:
+    bot_id: int
+    display_name: str
+    elo: int
+    games: int
+    disabled: datetime
+    reason: str
+
+
+def off_the_ladder(*, ruleset: str, limit: int = 50) -> list[OffLadderRow]:
+    """The bots rated in `ruleset` that are off the ladder (disabled for forfeiting), most
+    recently disabled first: shown apart from the ranking, with why."""
+    username = f"bot__owner__{get_user_model().USERNAME_FIELD}"
+    rows = (
+        BotRating.objects.filter(ruleset=ruleset, games__gt=0, bot__disabled__isnull=False)
+        .order_by("-bot__disabled", "bot_id")
+        .values_list(
+            "bot_id", "bot__name", username, "mu", "games", "bot__disabled", "bot__disabled_reason"
+        )[:limit]
+    )
+    return [
+        OffLadderRow(bot_id, display_name(owner=owner, bot=name), round(mu), games, when, why)
+        for bot_id, name, owner, mu, games, when, why in rows
+    ]
 
 
 def leaderboard(*, ruleset: str, params: EloParams = DEFAULT_PARAMS) -> Leaderboard:

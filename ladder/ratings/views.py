@@ -9,7 +9,7 @@ from django.shortcuts import render
 
 from engine.rules import RULESETS
 from ladder.charts.pages import leaderboard_chart
-from ladder.ratings.selectors import leaderboard
+from ladder.ratings.selectors import leaderboard, off_the_ladder
 
 DEFAULT_RULESET = "modern"
 PAGE_SIZE = 50
@@ -38,5 +38,6 @@ def leaderboard_page(request: HttpRequest) -> HttpResponse:
         "page": page,
         "rows": page.object_list,
         "top_chart": leaderboard_chart(ruleset=ruleset),
+        "off_ladder": off_the_ladder(ruleset=ruleset),
     }
     return render(request, "ratings/leaderboard.html", context, status=status)

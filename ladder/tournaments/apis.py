@@ -162,6 +162,7 @@ class EntrySerializer(serializers.Serializer):
     bot_id = serializers.IntegerField()
     bot = serializers.CharField(source="bot.name")
     owner = serializers.CharField(source="bot.owner.username")
+    display_name = serializers.CharField(source="bot.display_name", help_text="owner/bot")
     version = serializers.IntegerField(source="version.number", allow_null=True)
     seed_rank = serializers.IntegerField(allow_null=True)
     withdrawn = serializers.DateTimeField(allow_null=True)
@@ -199,6 +200,9 @@ class TournamentDetailApi(APIView):
             rank = serializers.IntegerField()
             entry = serializers.IntegerField(source="entry.pk")
             bot = serializers.CharField(source="entry.bot.name")
+            display_name = serializers.CharField(
+                source="entry.bot.display_name", help_text="owner/bot"
+            )
             points = serializers.FloatField()
             tiebreak = serializers.ListField()
             games = serializers.IntegerField()

@@ -215,6 +215,11 @@ def tournament_register(*, tournament: Tournament, bot: Bot, user: Any) -> Entry
         and not tournament.invited.filter(pk=bot.pk).exists()
     ):
         raise TournamentError(f"{bot.name} is not invited to this tournament")
+    if bot.disabled is not None:
+        raise TournamentError(
+            f"{bot.name} is off the ladder ({bot.disabled_reason}); a new version that passes "
+            "validation puts it back, and then it may enter"
+        )
     if _playable_version(bot) is None:
         raise TournamentError(f"{bot.name} has no valid version yet")
     entry, created = Entry.objects.get_or_create(tournament=tournament, bot=bot)
@@ -244,7 +249,9 @@ def tournament_withdraw(
 
 
 def _active(tournament: Tournament) -> list[Entry]:
-    return list(tournament.entries.filter(withdrawn__isnull=True).order_by("id"))
+    return list(
+        tournament.entries.filter(withdrawn__isnull=True).select_related("bot").order_by("id")
+    )
 
 
 # --- the clock ------------------------------------------------------------------------------
@@ -268,7 +275,7 @@ def tournament_tick(*, tournament_id: int, now: datetime | None = None) -> Tourn
 def _close_registration(t: Tournament) -> None:
     if t.eligibility == Tournament.Eligibility.TOP_N:
         top = set(
-            BotRating.objects.filter(ruleset=t.ruleset, games__gt=0)
+            BotRating.objects.filter(ruleset=t.ruleset, games__gt=0, bot__disabled__isnull=True)
             .order_by("-mu", "bot_id")
             .values_list("bot_id", flat=True)[: t.top_n]
         )
@@ -287,6 +294,10 @@ def _start(t: Tournament) -> None:
         version = _playable_version(entry.bot)
         if version is None:
             entry.withdrawn, entry.withdrawn_reason = timezone.now(), "no valid version at start"
+        elif entry.bot.disabled is not None:
+            # Taken off the ladder after it entered: it would forfeit every game.
+            entry.withdrawn, entry.withdrawn_reason = timezone.now(), "off the ladder at start"
+            version = None
         entry.version = version
     entries.sort(key=lambda e: (-ratings.get(e.bot_id, float("-inf")), e.registered, e.pk))
     for rank, entry in enumerate(entries, start=1):

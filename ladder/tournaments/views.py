@@ -104,7 +104,7 @@ def tournament_control(request: HttpRequest, tournament_id: int, action: str) ->
 class InvitedBotsField(forms.ModelMultipleChoiceField):
     def label_from_instance(self, obj: Bot) -> str:
         # Bot names are unique per owner only.
-        return f"{obj.name} ({obj.owner.get_username()})"
+        return obj.display_name
 
 
 class TournamentForm(forms.ModelForm):

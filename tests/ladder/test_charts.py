@@ -29,6 +29,9 @@ from tests.ladder.tournaments.conftest import (  # noqa: F401  (fixtures for the
 )
 
 HOSTILE = "<script>alert(1)</script>"
+HOSTILE_BOT = "<script>alert(1)<\\script>"
+"""A bot name cannot hold '/' (bots are shown as owner/name): the hostile name closes with a
+backslash instead, and is still markup if a page forgets to escape it."""
 
 
 def parse(markup: str) -> ET.Element:
@@ -334,12 +337,12 @@ def test_results_by_seat_and_by_opponent_count_each_pair_once(
 
     opponents = selectors.results_by_opponent(bot_id=a.bot_id)
     assert [(o.name, o.games, o.ahead, o.tied, o.behind) for o in opponents] == [
-        ("beta", 3, 1, 0, 2),
-        ("gamma", 3, 2, 0, 1),
-        ("delta", 2, 0, 1, 1),
+        ("ann/beta", 3, 1, 0, 2),
+        ("ann/gamma", 3, 2, 0, 1),
+        ("ann/delta", 2, 0, 1, 1),
     ]
     assert opponents[2].score == 0.25
-    assert selectors.results_by_opponent(bot_id=a.bot_id, limit=1)[0].name == "beta"
+    assert selectors.results_by_opponent(bot_id=a.bot_id, limit=1)[0].name == "ann/beta"
 
 
 @pytest.mark.django_db
@@ -419,7 +422,7 @@ def _fresh_cache() -> None:
 def test_the_bot_page_shows_its_rating_history_and_results(
     client: Client, valid_version: Any, finished_match: Any
 ) -> None:
-    a, b, c = valid_version(HOSTILE), valid_version("beta"), valid_version("gamma")
+    a, b, c = valid_version(HOSTILE_BOT), valid_version("beta"), valid_version("gamma")
     play(finished_match, [a, b, c], [1, 2, 3])
     play(finished_match, [c, b, a], [1, 2, 3])
     html = client.get(f"/bots/{a.bot_id}/").content.decode()
@@ -431,7 +434,7 @@ def test_the_bot_page_shows_its_rating_history_and_results(
 
     # The opponent's page names the hostile bot in its head-to-head chart, escaped too.
     html = client.get(f"/bots/{b.bot_id}/").content.decode()
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "<script>alert(1)" not in html
+    assert "&lt;script&gt;alert(1)&lt;\\script&gt;" in html and "<script>alert(1)" not in html
 
     html = client.get(f"/bots/{valid_version('new').bot_id}/").content.decode()
     assert "rating-modern" not in html and html.count("No games yet.") == 2
@@ -444,7 +447,7 @@ def test_the_leaderboard_shows_the_top_over_time_and_caches_it(
     finished_match: Any,
     django_assert_num_queries: Any,
 ) -> None:
-    a, b, c = valid_version(HOSTILE), valid_version("beta"), valid_version("gamma")
+    a, b, c = valid_version(HOSTILE_BOT), valid_version("beta"), valid_version("gamma")
     play(finished_match, [a, b, c], [1, 2, 3])
     html = client.get("/").content.decode()
     assert 'id="top-modern"' in html and "/static/ladder/charts.css" in html

@@ -60,10 +60,11 @@ def test_the_leaderboard_rows_carry_every_column(
     assert len(rows) == 3
     cells = re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", rows[0], re.S)
     top = next(iter(leaderboard(ruleset="modern")))
-    assert cells[0] == "1" and ">alpha</a>" in cells[1] and cells[2] == "ann"
-    assert cells[3] == str(top.elo) and cells[4] == f"{top.band_low}\u2013{top.band_high}"
-    assert cells[5] == "1" and cells[6] == "100%"  # alpha won its one game
-    assert f'datetime="{top.last_game.isoformat()}"' in cells[7]
+    # The bot as owner/name (names are unique per owner only), so no Owner column.
+    assert cells[0] == "1" and ">ann/alpha</a>" in cells[1]
+    assert cells[2] == str(top.elo) and cells[3] == f"{top.band_low}\u2013{top.band_high}"
+    assert cells[4] == "1" and cells[5] == "100%"  # alpha won its one game
+    assert f'datetime="{top.last_game.isoformat()}"' in cells[6]
 
 
 def test_the_leaderboard_filters_by_ruleset(
@@ -115,7 +116,7 @@ def test_the_bot_page_shows_versions_ratings_matches_and_forfeits(
     response = client.get(f"/bots/{gamma.pk}/")
     assert response.status_code == 200
     html = response.content.decode()
-    assert "<h1>gamma</h1>" in html and "Owner: ann" in html
+    assert "<h1>ann/gamma</h1>" in html and "Owner: ann" in html
     assert "modern" in html and re.search(r"\d+\u2013\d+", html)  # the band, low-high
     assert f'href="/matches/{match.pk}/"' in html
     assert "timed out in 0, crashed in 1" in html
@@ -165,7 +166,8 @@ def test_the_match_page_shows_seats_scores_and_the_log_link(
     html = response.content.decode()
     for text in ("Match", "modern", "finished", "alpha", "beta", "gamma", "crashed: exit code 1"):
         assert text in html
-    assert "Scores by hand" in html and '<td class="num">-5</td>' in html
+    # Money as everywhere else on the site: -$5, not -5.
+    assert "Scores by hand" in html and '<td class="num">-$5</td>' in html
     assert f'href="/api/matches/{match.pk}/log/"' in html
     assert "→" in html  # rating changes, before -> after
     assert client.get("/matches/999999/").status_code == 404
@@ -184,7 +186,7 @@ def test_the_match_page_shows_places_think_time_and_faults_per_seat(
     )
     html = client.get(f"/matches/{match.pk}/").content.decode()
     html = html[: html.index("Scores by hand")]  # the seats table, not the hands one
-    rows = re.findall(r"<tr>\s*<th scope=\"row\">(\d)</th>(.*?)</tr>", html, re.S)
+    rows = re.findall(r"<tr>\s*<th scope=\"row\"[^>]*>(\d)</th>(.*?)</tr>", html, re.S)
     assert [seat for seat, _ in rows] == ["0", "1", "2"]
     cells = [re.findall(r"<td[^>]*>(.*?)</td>", row, re.S) for _, row in rows]
     assert [c[1] for c in cells] == ["1", "2", "3"]  # places, as finished_match set them

@@ -85,6 +85,6 @@ def test_the_bot_page_shows_the_error_to_owner_and_staff_only(
 
     html = client.get(f"/bots/{invalid_version.bot_id}/").content.decode()
 
-    assert "<td>invalid</td>" in html  # the verdict is public
+    assert f'<td data-version-status="{invalid_version.pk}">invalid</td>' in html  # public verdict
     assert ("SECRET_MOVE" in html) == SEES[persona]
     assert ("Validation error" in html) == SEES[persona]

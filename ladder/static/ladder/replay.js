@@ -7,12 +7,16 @@
  * Markup: ladder/templates/replays/viewer.html. The root carries `data-src` (a finished
  * match's replay.json) or `data-upload` (the upload URL; a form marked `data-replay-form`
  * supplies the file, chosen or dropped).
+ *
+ * Play steps one event every STEP_MS / speed milliseconds until the end or a pause; stepping
+ * by hand while it plays carries on from there.
  */
 (function () {
   "use strict";
 
   var FORMAT = "grass-replay/1";
   var KEEP_VIEWS = 3;  // an uploaded file's views kept in memory
+  var STEP_MS = 800;  // one event per this many milliseconds at 1x
 
   /* ------------------------------------------------------------------ small helpers */
 
@@ -131,6 +135,8 @@
     this.file = null;
     this.docs = new Map();  // An uploaded file's views already loaded (see open).
     this.wastedOpen = false;
+    this.timer = null;  // set while playing
+    this.speed = 1;
     this.bind();
   }
 
@@ -145,17 +151,22 @@
     this.part("view").addEventListener("change", function (event) {
       self.open(event.target.value);
     });
+    this.part("speed").addEventListener("change", function (event) {
+      self.speed = Number(event.target.value) || 1;
+    });
     this.root.addEventListener("keydown", function (event) { self.key(event); });
   };
 
   Viewer.prototype.key = function (event) {
     if (event.altKey || event.ctrlKey || event.metaKey || !this.frames.length) return;
     var tag = event.target.tagName;
-    // The slider and the seat menu keep their own arrow keys.
+    // The slider and the menus keep their own arrow keys; a button its own Space.
     if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
+    if (tag === "BUTTON" && (event.key === " " || event.key === "Enter")) return;
     var actions = {
       ArrowRight: "next", ArrowLeft: "prev", PageDown: "next-hand", PageUp: "prev-hand",
-      n: "next-hand", N: "next-hand", p: "prev-hand", P: "prev-hand", Home: "start", End: "end"
+      n: "next-hand", N: "next-hand", p: "prev-hand", P: "prev-hand", Home: "start", End: "end",
+      " ": "play", k: "play", K: "play"
     };
     var action = actions[event.key];
     if (action) {
@@ -169,6 +180,11 @@
       // From a visitor's own file back to the match this page is about.
       this.reset();
       this.open("all");
+      return;
+    }
+    if (action === "play") {
+      if (this.timer) this.pause();
+      else this.play();
       return;
     }
     var last = this.frames.length - 1;
@@ -187,6 +203,42 @@
       for (var j = pos - 1; j >= 0; j--) if (frames[j].event === "hand") { prev = j; break; }
       this.go(prev);
     }
+  };
+
+  /* Play from here (from the start if at the end), one event per STEP_MS / speed. */
+  Viewer.prototype.play = function () {
+    if (!this.frames.length) return;
+    var self = this;
+    if (this.pos >= this.frames.length - 1) this.go(0);
+    this.setPlaying(true);
+    var tick = function () {
+      if (self.pos >= self.frames.length - 1) {
+        self.pause();
+        return;
+      }
+      self.go(self.pos + 1);
+      self.timer = window.setTimeout(tick, STEP_MS / self.speed);
+    };
+    this.timer = window.setTimeout(tick, STEP_MS / this.speed);
+  };
+
+  Viewer.prototype.pause = function () {
+    if (this.timer) window.clearTimeout(this.timer);
+    this.timer = null;
+    this.setPlaying(false);
+  };
+
+  /* The play button says what it will do; the event line is not read aloud while playing
+   * (a screen reader would fall behind), and is again once paused. */
+  Viewer.prototype.setPlaying = function (playing) {
+    var button = this.part("play");
+    if (!button) return;
+    button.setAttribute("aria-pressed", playing ? "true" : "false");
+    this.part("play-label").textContent = playing ? "Pause" : "Play";
+    button.querySelector("[aria-hidden]").textContent = playing ? "❚❚" : "▶";
+    this.part("event").setAttribute("aria-live", playing ? "off" : "polite");
+    if (playing) this.root.setAttribute("data-playing", "");
+    else this.root.removeAttribute("data-playing");
   };
 
   Viewer.prototype.status = function (text) {
@@ -305,6 +357,7 @@
   };
 
   Viewer.prototype.reset = function () {
+    this.pause();
     this.doc = null;
     this.file = null;
     this.docs = new Map();

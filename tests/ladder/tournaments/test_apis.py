@@ -179,7 +179,7 @@ def test_the_create_form_invites_bots_and_the_page_and_api_list_them(
     client.force_login(organiser)
     form = client.get("/tournaments/new/").content.decode()
     assert 'name="invited"' in form
-    assert f'<option value="{bots[2].pk}">bot2 ({owner.username})</option>' in form
+    assert f'<option value="{bots[2].pk}">{owner.username}/bot2</option>' in form
     now = timezone.now()
     answer = client.post(
         "/tournaments/new/",
@@ -206,7 +206,7 @@ def test_the_create_form_invites_bots_and_the_page_and_api_list_them(
     assert set(t.invited.values_list("pk", flat=True)) == {bots[0].pk, bots[2].pk}
 
     page = client.get(f"/tournaments/{t.pk}/").content.decode()
-    assert "invited bots only: bot0, bot2" in page
+    assert "invited bots only: ann/bot0, ann/bot2" in page
     detail = _client(None).get(f"/api/tournaments/{t.pk}/").json()["tournament"]
     assert sorted(detail["invited"]) == sorted([bots[0].pk, bots[2].pk])
     assert detail["limits"] == {}
