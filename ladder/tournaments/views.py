@@ -21,7 +21,7 @@ from ladder.charts.pages import tournament_chart
 from ladder.tournaments import services, standings
 from ladder.tournaments.apis import CREATE_PERMISSION
 from ladder.tournaments.models import Entry, Tournament
-from ladder.tournaments.selectors import tournament_detail, tournament_list
+from ladder.tournaments.selectors import TournamentDetail, tournament_detail, tournament_list
 
 
 def tournament_list_page(request: HttpRequest) -> HttpResponse:
@@ -53,9 +53,24 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
         and (user.pk == tournament.organiser_id or user.is_staff),
         "user_id": user.pk,
         "bye_points": standings.bye_points(tournament.seats),
+        "seats_text": seats_text(tournament.seats, detail),
         "progress_chart": tournament_chart(tournament=tournament),
     }
     return render(request, "tournaments/tournament.html", context)
+
+
+def seats_text(asked: int, detail: TournamentDetail) -> str:
+    """What the page says of table sizes: the sizes the tables really have once rounds are
+    paired (a field that does not divide by the asked size is split into smaller tables,
+    which differ by at most one), else the size asked for."""
+    sizes = sorted({len(table.seats) for r in detail.rounds for table in r.tables})
+    if not sizes or sizes == [asked]:
+        return f"{asked} seats a table"
+    played = " or ".join(str(size) for size in sizes)
+    return (
+        f"tables of {played} seats (at most {asked} asked; "
+        f"{len([e for e in detail.entries if e.version_id])} entrants split evenly)"
+    )
 
 
 def _act(
