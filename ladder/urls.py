@@ -7,7 +7,7 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from ladder.accounts.apis import SignupApi, TokenApi
-from ladder.accounts.views import signup_page
+from ladder.accounts.views import signup_page, tokens_page
 from ladder.api import api_not_found
 from ladder.bots.apis import BotDetailApi, BotsApi, BotVersionsApi, BotVersionSourceApi
 from ladder.bots.views import bot_create_page, bot_page, bot_upload_page
@@ -146,6 +146,7 @@ pages = [
         name="notifications-webhook-test",
     ),
     path("signup/", signup_page, name="signup-page"),
+    path("account/tokens/", tokens_page, name="tokens-page"),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
 ]

@@ -6,10 +6,16 @@ from typing import TYPE_CHECKING
 
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest
+from rest_framework.authtoken.models import Token
 from rest_framework.request import Request
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
+
+
+def user_token(*, user: User) -> Token | None:
+    """The user's API token, if they have one (a user has at most one)."""
+    return Token.objects.filter(user=user).first()
 
 
 def signed_in_user(request: HttpRequest | Request) -> User:

@@ -44,3 +44,18 @@ def token_get_or_create(*, user: AbstractBaseUser) -> Token:
     """The user's API token (one per user, created on first use)."""
     token, _ = Token.objects.get_or_create(user=user)
     return token
+
+
+def token_replace(*, user: AbstractBaseUser) -> Token:
+    """A new API token for `user`, the old one (if any) revoked in the same transaction: a
+    token that leaked stops working the moment its replacement exists."""
+    with transaction.atomic():
+        Token.objects.filter(user=user).delete()
+        return Token.objects.create(user=user)
+
+
+def token_revoke(*, user: AbstractBaseUser) -> bool:
+    """Revoke the user's API token; returns whether there was one. Sessions are untouched:
+    the page that revokes it stays signed in."""
+    deleted, _ = Token.objects.filter(user=user).delete()
+    return bool(deleted)

@@ -1,14 +1,18 @@
-"""HTML pages of accounts: sign-up (login and logout are Django's own views, see urls.py)."""
+"""HTML pages of accounts: sign-up, the API token page (login and logout are Django's own
+views, see urls.py)."""
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from ladder.accounts.forms import SignupForm
-from ladder.accounts.services import user_signup
+from ladder.accounts.selectors import signed_in_user, user_token
+from ladder.accounts.services import token_replace, token_revoke, user_signup
 
 
 def signup_page(request: HttpRequest) -> HttpResponse:
@@ -24,3 +28,22 @@ def signup_page(request: HttpRequest) -> HttpResponse:
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
             return redirect("home")
     return render(request, "accounts/signup.html", {"form": form})
+
+
+@login_required
+def tokens_page(request: HttpRequest) -> HttpResponse:
+    """`/account/tokens/`: the signed-in user's API token: create (or replace) it, shown in
+    full once, right after; revoke it. A script uses it as `Authorization: Token <key>`, so
+    nobody needs to send a password to `POST /api/auth/token/`."""
+    user = signed_in_user(request)
+    created = None
+    if request.method == "POST":
+        action = request.POST.get("action")
+        if action == "create":
+            created = token_replace(user=user)
+        elif action == "revoke":
+            if token_revoke(user=user):
+                messages.success(request, "Your API token is revoked: it no longer works.")
+            return redirect("tokens-page")
+    token = created or user_token(user=user)
+    return render(request, "accounts/tokens.html", {"token": token, "created": created})

@@ -43,6 +43,8 @@ from ladder.matches.selectors import (
     seats_active_count,
 )
 from ladder.matches.signals import match_settled
+from ladder.ratings.models import BotRating
+from ladder.ratings.selectors import HOME_RULESET
 from ladder.ratings.services import rating_apply
 from ladder.storage import StorageFull, storage_save_whole
 
@@ -322,8 +324,19 @@ def matchmaker_run(*, rng: random.Random | None = None) -> list[Match]:
     every ruleset's leaderboard fills and bots meet every table size; one kind per tick keeps a
     tick's matches built from one ruleset's ratings."""
     rng = rng or random.Random()
-    ruleset, seats = rng.choice(settings.GRASS_LADDER_TABLES)
+    ruleset, seats = rng.choice(_tables_to_fill())
     return matchmaker_fill(ruleset=ruleset, seats=seats, rng=rng)
+
+
+def _tables_to_fill() -> list[tuple[str, int]]:
+    """The kinds of table a tick may pick: every one in GRASS_LADDER_TABLES, except while the
+    leaderboard the home page shows (HOME_RULESET) has no rated game yet: then only that
+    ruleset's, so a new site's first games fill the board its visitors see first."""
+    tables = [(ruleset, seats) for ruleset, seats in settings.GRASS_LADDER_TABLES]
+    home = [(ruleset, seats) for ruleset, seats in tables if ruleset == HOME_RULESET]
+    if home and not BotRating.objects.filter(ruleset=HOME_RULESET, games__gt=0).exists():
+        return home
+    return tables
 
 
 def _matchmaker_pick(

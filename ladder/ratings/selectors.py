@@ -14,6 +14,9 @@ from ladder.bots.names import display_name
 from ladder.ratings.elo import DEFAULT_PARAMS, EloParams, Rating, band
 from ladder.ratings.models import BotRating, RatingChange
 
+HOME_RULESET = "modern"
+"""The ruleset whose leaderboard the home page shows (`/` without ?ruleset=)."""
+
 
 @dataclass(frozen=True)
 class LeaderboardRow:

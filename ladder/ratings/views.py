@@ -9,9 +9,9 @@ from django.shortcuts import render
 
 from engine.rules import RULESETS
 from ladder.charts.pages import leaderboard_chart
-from ladder.ratings.selectors import leaderboard, off_the_ladder
+from ladder.ratings.selectors import HOME_RULESET, leaderboard, off_the_ladder
 
-DEFAULT_RULESET = "modern"
+DEFAULT_RULESET = HOME_RULESET
 PAGE_SIZE = 50
 """Bots per leaderboard page, as in the API. Rendering costs about 0.15 ms of CPU per row (Django
 templates), so a page of 50 keeps the page about as cheap as the API's."""

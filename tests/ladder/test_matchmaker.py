@@ -128,10 +128,14 @@ def test_a_tick_sets_tables_of_one_of_the_ladders_kinds(bots: Any, settings: Any
 
 
 def test_ticks_spread_over_every_kind_of_table(bots: Any, settings: Any) -> None:
-    bots([1500] * 6)
+    versions = bots([1500] * 6)
     settings.GRASS_MATCH_CAPACITY = 1
     kinds = [("modern", 2), ("modern", 5), ("classic", 4)]
     settings.GRASS_LADDER_TABLES = kinds
+    # The home page's board has a rated game: from then on every kind of table is played.
+    BotRating.objects.update_or_create(
+        bot_id=versions[0].bot_id, ruleset="modern", defaults={"mu": 1500, "games": 1}
+    )
     rng = random.Random(7)
     seen = set()
     for _ in range(30):
@@ -139,6 +143,30 @@ def test_ticks_spread_over_every_kind_of_table(bots: Any, settings: Any) -> None
             seen.add((match.ruleset, match.seats.count()))
             Match.objects.filter(pk=match.pk).update(status=Match.Status.FINISHED)
     assert seen == set(kinds)
+
+
+def test_the_first_games_of_a_new_ladder_fill_the_home_pages_board(
+    bots: Any, settings: Any
+) -> None:
+    """`/` shows the modern board: while it is empty, ticks set modern tables only (a classic
+    table first left it empty for another tick, 26 s into `make run` instead of 16)."""
+    versions = bots([1500] * 6)
+    settings.GRASS_MATCH_CAPACITY = 1
+    settings.GRASS_LADDER_TABLES = [("classic", 4), ("classic", 3), ("modern", 3)]
+    rng = random.Random(1)
+    for _ in range(12):
+        (match,) = matchmaker_run(rng=rng)
+        assert (match.ruleset, match.seats.count()) == ("modern", 3)
+        Match.objects.filter(pk=match.pk).update(status=Match.Status.FINISHED)
+    BotRating.objects.update_or_create(
+        bot_id=versions[0].bot_id, ruleset="modern", defaults={"mu": 1500, "games": 1}
+    )
+    rulesets = set()
+    for _ in range(12):
+        for match in matchmaker_run(rng=rng):
+            rulesets.add(match.ruleset)
+            Match.objects.filter(pk=match.pk).update(status=Match.Status.FINISHED)
+    assert rulesets == {"classic", "modern"}
 
 
 def test_beat_runs_the_matchmaker_and_the_sweep(bots: Any, settings: Any) -> None:
