@@ -46,7 +46,7 @@ def token_get_or_create(*, user: AbstractBaseUser) -> Token:
     return token
 
 
-def token_replace(*, user: AbstractBaseUser) -> Token:
+def token_replace(*, user: User) -> Token:
     """A new API token for `user`, the old one (if any) revoked in the same transaction: a
     token that leaked stops working the moment its replacement exists."""
     with transaction.atomic():
@@ -54,7 +54,7 @@ def token_replace(*, user: AbstractBaseUser) -> Token:
         return Token.objects.create(user=user)
 
 
-def token_revoke(*, user: AbstractBaseUser) -> bool:
+def token_revoke(*, user: User) -> bool:
     """Revoke the user's API token; returns whether there was one. Sessions are untouched:
     the page that revokes it stays signed in."""
     deleted, _ = Token.objects.filter(user=user).delete()
