@@ -8,12 +8,12 @@ import os
 
 from celery import Celery
 
-from ladder.worker_logging import quiet_ctrl_c
+from ladder.worker_logging import quiet_stop
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ladder.settings")
 
 app = Celery("ladder")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
-# Ctrl-C of `make run`: one INFO line per match cut short, not a traceback at ERROR.
-quiet_ctrl_c()
+# A stop (Ctrl-C of `make run`, systemctl stop): one INFO line per match cut short.
+quiet_stop()

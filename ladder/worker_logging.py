@@ -1,45 +1,52 @@
-"""How a worker stopped by Ctrl-C reports the matches it cut short.
+"""How a worker that is being stopped reports the matches it cut short.
 
-`make run` runs the worker in the terminal's process group, so Ctrl-C reaches its pool's
-child processes as well as the worker itself; each child playing a match dies of SIGINT, and
-Celery logs "Task handler raised error: WorkerLostError(...)" with a traceback at ERROR for
-each. Nothing is wrong: the match stays "running" and the next start takes it back
-(GRASS_RECOVER_ON_WORKER_START, or the sweep on a site with several workers). This filter
-turns exactly that record (a WorkerLostError whose child died of SIGINT) into one INFO line
-without a traceback; a child that dies of anything else is still an ERROR with its traceback.
+Ctrl-C of `make run` (honcho then sends SIGTERM to each process group), like `systemctl stop`
+(SIGTERM to the service's whole cgroup), reaches the worker's pool processes as well as the
+worker itself. Each pool process playing a match dies of that signal, and Celery logs it twice
+at ERROR: "Process 'ForkPoolWorker-2' ... exited with 'signal 15 (SIGTERM)'" and "Task handler
+raised error: WorkerLostError(...)" with a traceback. Nothing is wrong: the match stays
+"running" and is taken back (at the next start with GRASS_RECOVER_ON_WORKER_START, by the sweep
+otherwise). This filter turns exactly those records (a pool process that died of SIGINT or
+SIGTERM) into one INFO line each, without a traceback; a pool process lost any other way (a
+crash, the kernel's OOM killer's SIGKILL) is still an ERROR with its traceback.
 """
 
 from __future__ import annotations
 
 import logging
 
-from billiard.exceptions import WorkerLostError
+STOP_SIGNALS = ("signal 2 (SIGINT)", "signal 15 (SIGTERM)")
+"""How billiard names the signals a stop sends (a terminal's Ctrl-C, honcho's and systemd's
+SIGTERM) in the records it writes for a lost pool process."""
+LOGGERS = ("celery.worker.request", "multiprocessing")
+"""Where Celery reports a task whose pool process was lost, and where billiard reports the
+pool process itself."""
 
-STOPPED_BY = "SIGINT"
-"""The signal a terminal's Ctrl-C sends to its process group."""
-LOGGERS = ("celery.worker.request",)
-"""Where Celery reports a task whose pool process was lost."""
 
-
-class CutShortByCtrlC(logging.Filter):
-    """Rewrites the record of a task cut short by Ctrl-C as one INFO line; passes the rest."""
+class CutShortByStop(logging.Filter):
+    """Rewrites the record of a pool process killed by a stop as one INFO line; passes the
+    rest unchanged."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        exc = record.exc_info[1] if record.exc_info else None
-        if isinstance(exc, WorkerLostError) and STOPPED_BY in str(exc):
-            record.levelno, record.levelname = logging.INFO, "INFO"
-            record.msg = (
-                "a task was cut short by Ctrl-C (%s); its match is taken back when a worker "
-                "starts again"
-            )
-            record.args = (str(exc),)
-            record.exc_info, record.exc_text = None, None
+        if record.levelno < logging.ERROR:
+            return True
+        # The message names the signal ("... WorkerLostError('Worker exited prematurely:
+        # signal 15 (SIGTERM) Job: 1.')"); the exception itself reaches the handler wrapped
+        # (billiard's ExceptionWithTraceback), so its type says little.
+        text = record.getMessage()
+        stop = next((name for name in STOP_SIGNALS if name in text), None)
+        if stop is None or (record.exc_info and "WorkerLostError" not in text):
+            return True
+        record.levelno, record.levelname = logging.INFO, "INFO"
+        record.msg = "stopping: a pool process was ended by %s; its match is taken back later"
+        record.args = (stop,)
+        record.exc_info, record.exc_text = None, None
         return True
 
 
-def quiet_ctrl_c() -> None:
-    """Install the filter (once) on the loggers that report lost tasks."""
+def quiet_stop() -> None:
+    """Install the filter (once) on the loggers that report lost pool processes."""
     for name in LOGGERS:
         logger = logging.getLogger(name)
-        if not any(isinstance(f, CutShortByCtrlC) for f in logger.filters):
-            logger.addFilter(CutShortByCtrlC())
+        if not any(isinstance(f, CutShortByStop) for f in logger.filters):
+            logger.addFilter(CutShortByStop())

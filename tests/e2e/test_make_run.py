@@ -237,6 +237,10 @@ def test_make_run_rates_the_example_bots_within_a_minute_and_ctrl_c_stops_everyt
         print(f"make run: all three example bots rated after {elapsed:.1f} s")
 
         _ctrl_c(make, tree, tail)
+        # A clean stop: the matches Ctrl-C cut short are one INFO line each, not a
+        # WorkerLostError traceback at ERROR (ladder/worker_logging.py).
+        stopped = output.read_text(errors="replace")
+        assert "Traceback" not in stopped and "WorkerLostError" not in stopped, tail()
         # Everything really was seen: make, honcho, the web server, the worker and beat.
         commands = " | ".join(tree.seen.values())
         for part in ("honcho", "runserver", "worker", "beat"):
