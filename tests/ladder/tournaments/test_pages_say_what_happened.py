@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import random
+import re
 from typing import Any
 
 import pytest
@@ -50,6 +51,10 @@ def test_a_round_robin_page_says_the_table_size_played_and_final_standings(
     page = html.unescape(client.get(f"/tournaments/{t.pk}/").content.decode())
     assert "<caption>Final standings</caption>" in page
     assert "played so far" not in page
+    # The money tie-break is written as money is everywhere: $25,000, not 25000.
+    rows = page[page.index("<caption>Final standings") : page.index("</table>")]
+    money = re.findall(r"<td>[\d.]+, (-?\$[\d,]+), \d+</td>", rows)
+    assert len(money) == 6, rows
 
 
 def test_the_list_says_when_a_tournament_finished_or_started(
