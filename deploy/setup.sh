@@ -54,6 +54,10 @@ command -v wrk >/dev/null || need_apt+=(wrk)
 command -v nginx >/dev/null || need_apt+=(nginx-light)
 command -v openssl >/dev/null || need_apt+=(openssl)
 command -v systemd-analyze >/dev/null || need_apt+=(systemd)
+# qemu-system-x86 (and e2fsprogs' mke2fs): tests/vm boots a Debian 13 guest to test the sandbox
+# on cgroup v2.
+command -v qemu-system-x86_64 >/dev/null || need_apt+=(qemu-system-x86)
+command -v mke2fs >/dev/null || need_apt+=(e2fsprogs)
 # chromium: the browser tests drive Debian's headless Chromium through Playwright.
 command -v chromium >/dev/null || need_apt+=(chromium)
 if [ ${#need_apt[@]} -gt 0 ]; then

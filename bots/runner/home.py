@@ -121,7 +121,7 @@ def claim_uid() -> Claim:
 def remove_leftovers(uid: int) -> None:
     """Kill and remove the cgroups and the staged folder of `uid`'s box. The caller holds the
     uid's lock, so no live box owns them."""
-    cgroups.BoxCgroup(str(uid)).remove()
+    cgroups.box_cgroup(str(uid)).remove()
     shutil.rmtree(HOME / "boxes" / str(uid), ignore_errors=True)
     builds = HOME / "builds" / str(uid)
     if os.path.ismount(builds):
@@ -214,7 +214,7 @@ def leftovers() -> list[int]:
         finally:
             os.close(fd)
         if (
-            cgroups.BoxCgroup(name).exists()
+            cgroups.box_cgroup(name).exists()
             or box_dir(int(name)).exists()
             or (home / "builds" / name).exists()
         ):
@@ -245,7 +245,7 @@ def sweep() -> dict[str, int]:
         # Before boxes were named by uid: box-<uid>-<pid>-<n>; its runner is gone if <pid> is.
         parts = name.split("-")
         if name.startswith("box-") and len(parts) == 4 and not _alive(int(parts[2])):
-            cgroups.BoxCgroup(name).remove()
+            cgroups.box_cgroup(name).remove()
             removed["legacy"] += 1
     current = runtime_dir(home)
     for old in home.glob("runtime-*"):

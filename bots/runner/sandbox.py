@@ -1,12 +1,14 @@
-"""The OS sandbox for bot processes: bubblewrap + cgroup v1 + rlimits + seccomp.
+"""The OS sandbox for bot processes: the runtime image + bubblewrap + cgroups + rlimits +
+seccomp.
 
-Chain, outermost first: the runner (root) forks; the child joins the box's cgroups (memory,
-pids, cpuacct, freezer) and sets its rlimits; `setpriv` drops to a uid of its own with no
-privileges; `bwrap` builds empty namespaces (user, PID, network, IPC, UTS, mount), a read-only
-runtime (/usr with no site-packages, the engine and the SDK), the bot's code read-only at /bot,
-a small tmpfs at /tmp, and applies the seccomp filter; then Debian's python3 runs the bot.
-Teardown freezes the cgroup, kills every process in it and removes it, so nothing the bot
-started survives the match. `../shared/SANDBOX-NOTES.md` has the measurements behind this.
+Chain, outermost first: the runner (root) forks; the child joins the box's cgroup (v2 or v1,
+`bots.runner.cgroups`) and sets its rlimits; `setpriv` drops to a uid of its own with no
+privileges; `bwrap` builds empty namespaces (user, PID, network, IPC, UTS, mount), mounts the
+runtime image (`bots.runner.runtime`) read-only as /, a /proc and /dev with nothing of the
+host, the runtime library and the bot's code read-only, two small tmpfs (/tmp, /dev/shm), and
+applies the seccomp filter; then the bot's language runs it (`bots.runner.languages`).
+Teardown kills every process in the cgroup and removes it, so nothing the bot started
+survives the match. `../shared/SANDBOX-NOTES.md` has the measurements behind this.
 """
 
 from __future__ import annotations
@@ -125,9 +127,11 @@ def check() -> None:
         runtime.image_dir()
     except runtime.RuntimeMissing as exc:
         raise SandboxUnavailable(str(exc)) from None
-    missing = cgroups.missing_controllers()
-    if missing:
+    missing = cgroups.missing()
+    if missing and cgroups.backend() == "v1":
         raise SandboxUnavailable(f"cgroup v1 controllers not mounted: {', '.join(missing)}")
+    if missing:
+        raise SandboxUnavailable(missing[0])
     try:
         home.ensure_home()
     except OSError as exc:
@@ -149,7 +153,7 @@ class Box:
         self.claim = claim
         self.uid = claim.uid
         self.limits = limits
-        self.cgroup = cgroups.BoxCgroup(str(claim.uid))
+        self.cgroup = cgroups.box_cgroup(str(claim.uid))
         self.code_dir: Path | None = None
 
     @classmethod

@@ -16,6 +16,8 @@ from bots.runner.match import TimeControl, play_match
 from bots.runner.sandbox import Limits
 from tests.bots.test_hostile import assert_finished, findings, hostile
 
+pytestmark = pytest.mark.cgroups
+
 
 def test_a_box_never_has_more_than_its_cpu_quota(sandbox_ready: None) -> None:
     bot = hostile(
