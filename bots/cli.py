@@ -1,13 +1,16 @@
-"""The `grass` command line: play, replay, verify and benchmark games."""
+"""The `grass` command line: play, replay, verify and benchmark games; log in to a ladder,
+submit bots, and follow their ratings, matches and logs (`bots.remote`)."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.progress import Progress
@@ -211,6 +214,64 @@ def cmd_match(args: argparse.Namespace) -> int:
     return 0
 
 
+def _remote(args: argparse.Namespace) -> int:
+    """Run a ladder command; what goes wrong is one line on stderr (no traceback), exit 1."""
+    from bots import remote
+    from bots.client import LadderError
+
+    console = _console()
+    try:
+        if args.command == "login":
+            return remote.login(console, args.site, args.user, args.token)
+        if args.command == "submit":
+            return remote.submit(console, Path(args.path), args.bot, args.create, args.wait)
+        if args.command == "status":
+            return remote.status(console, args.name)
+        if args.command == "matches":
+            return remote.matches(console, args.name, args.last)
+        return remote.logs(console, args.name, args.last, Path(args.dir))
+    except LadderError as exc:
+        print(f"grass {args.command}: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"grass {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+def _ladder_parsers(sub: Any) -> None:
+    """login, submit, status, matches, logs: the ladder's REST API (`bots.client`)."""
+    from bots.client import DEFAULT_SITE
+
+    login = sub.add_parser("login", help="store an API token for a ladder site")
+    login.add_argument(
+        "--site", default=os.environ.get("GRASS_SITE", DEFAULT_SITE), help="the site's address"
+    )
+    login.add_argument("--user", help="your username (asked if not given)")
+    login.add_argument(
+        "--token",
+        action="store_true",
+        help="give an API token (from the site's API token page) instead of the password",
+    )
+    submit = sub.add_parser("submit", help="upload a new version of a bot and wait for its verdict")
+    submit.add_argument("path", help="a source file, a .zip, an executable, or a folder (zipped)")
+    submit.add_argument("--bot", required=True, help="the bot's name")
+    submit.add_argument("--create", action="store_true", help="create the bot if you have none")
+    submit.add_argument(
+        "--wait", type=float, default=600, help="seconds to wait for the verdict (default 600)"
+    )
+    status = sub.add_parser("status", help="your bots' ratings, games and faults")
+    status.add_argument("name", nargs="?", help="one bot (NAME or owner/NAME)")
+    matches = sub.add_parser("matches", help="a bot's recent matches, places and rating changes")
+    matches.add_argument("name", help="NAME or owner/NAME")
+    matches.add_argument("--last", type=int, default=10)
+    logs = sub.add_parser("logs", help="download a bot's recent match logs")
+    logs.add_argument("name", help="NAME or owner/NAME")
+    logs.add_argument("dir", help="folder for match-ID.jsonl.gz files")
+    logs.add_argument("--last", type=int, default=20)
+    for command in (login, submit, status, matches, logs):
+        command.set_defaults(run=_remote)
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="grass", description="Grass rules engine and bot tools.")
     sub = top.add_subparsers(dest="command", required=True)
@@ -282,6 +343,7 @@ def parser() -> argparse.ArgumentParser:
         "--games", type=int, default=3, help="games per mode (with --sandbox or --replays)"
     )
     bench.set_defaults(run=cmd_bench)
+    _ladder_parsers(sub)
     return top
 
 

@@ -6,7 +6,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from ladder.accounts.apis import SignupApi, TokenApi
+from ladder.accounts.apis import MeApi, SignupApi, TokenApi
 from ladder.accounts.views import signup_page, tokens_page
 from ladder.api import api_not_found
 from ladder.bots.apis import BotDetailApi, BotsApi, BotVersionsApi, BotVersionSourceApi
@@ -23,6 +23,7 @@ from ladder.tournaments import views as tournament_views
 api = [
     path("auth/signup/", SignupApi.as_view(), name="signup"),
     path("auth/token/", TokenApi.as_view(), name="token"),
+    path("auth/me/", MeApi.as_view(), name="me"),
     path("bots/", BotsApi.as_view(), name="bots"),
     path("bots/<int:bot_id>/", BotDetailApi.as_view(), name="bot-detail"),
     path("bots/<int:bot_id>/versions/", BotVersionsApi.as_view(), name="bot-versions"),

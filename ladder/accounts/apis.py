@@ -1,4 +1,5 @@
-"""REST API of accounts: sign up, and exchange a username and password for a token."""
+"""REST API of accounts: sign up, exchange a username and password for a token, and say whom a
+token belongs to."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from django.contrib.auth import authenticate
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.exceptions import Throttled
-from rest_framework.permissions import AllowAny
+from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -112,3 +113,23 @@ class TokenApi(APIView):
             )
         token = token_get_or_create(user=user)
         return Response(self.OutputSerializer({"token": token.key}).data)
+
+
+class MeApi(APIView):
+    """`GET /api/auth/me/`: the account the request is signed in as.
+
+    A client given only a token (`grass login --token`) learns whose it is here, and that the
+    site accepts it, before it stores it.
+    """
+
+    permission_classes = [IsAuthenticated]
+
+    class OutputSerializer(serializers.Serializer):
+        id = serializers.IntegerField()
+        username = serializers.CharField()
+
+    @extend_schema(responses=OutputSerializer)
+    def get(self, request: Request) -> Response:
+        user = request.user
+        body = {"id": user.pk, "username": user.get_username()}
+        return Response(self.OutputSerializer(body).data)

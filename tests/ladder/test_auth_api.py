@@ -1,4 +1,4 @@
-"""POST /api/auth/signup/ and POST /api/auth/token/."""
+"""POST /api/auth/signup/, POST /api/auth/token/ and GET /api/auth/me/."""
 
 from __future__ import annotations
 
@@ -81,3 +81,21 @@ def test_a_session_works_too(owner: Any) -> None:
     client = APIClient()
     client.force_login(owner)
     assert client.post("/api/bots/", {"name": "via-session"}).status_code == 201
+
+
+def test_me_says_whose_token_it_is() -> None:
+    """`grass login --token` learns the username here, and that the token works."""
+    body = (
+        APIClient()
+        .post("/api/auth/signup/", {"username": "di", "password": GOOD_PASSWORD}, format="json")
+        .json()
+    )
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {body['token']}")
+    answer = client.get("/api/auth/me/")
+    assert answer.status_code == 200
+    assert answer.json() == {"id": body["id"], "username": "di"}
+    stranger = APIClient()
+    stranger.credentials(HTTP_AUTHORIZATION="Token not-a-token")
+    assert stranger.get("/api/auth/me/").status_code == 401
+    assert APIClient().get("/api/auth/me/").status_code == 401

@@ -15,6 +15,7 @@ pytestmark = pytest.mark.django_db
 PATHS = {
     "/api/auth/signup/": {"post"},
     "/api/auth/token/": {"post"},
+    "/api/auth/me/": {"get"},
     "/api/bots/": {"get", "post"},
     "/api/bots/{bot_id}/": {"get"},
     "/api/bots/{bot_id}/versions/": {"get", "post"},
