@@ -35,6 +35,9 @@ class HeaderEvent(TypedDict):
     players: list[str]
     position: NotRequired[dict[str, Any]]
     """A game set up mid-hand (`engine.position.Position.as_dict`)."""
+    runtime: NotRequired[str]
+    """Where the game was played, written by whoever ran it (the bots' runtime image, as
+    `engine.log.HEADER_NOTES`): not a rule, so a replay takes it from the log."""
 
 
 class HandEvent(TypedDict):

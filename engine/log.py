@@ -176,9 +176,17 @@ def replay(events: Iterable[Event], on_event: EventHook | None = None) -> Game:
         raise LogError(line_of[exc.line - 1], exc.reason) from None
 
 
+HEADER_NOTES = ("runtime",)
+"""Header fields about where a game was played, not how: the bot runner records the runtime
+image its bots ran on. A replay copies them from the log's header; they change nothing."""
+
+
 def _replay(log: list[Event], on_event: EventHook | None) -> Game:
     game = game_from_header(log[0], on_event)
     events = game.events
+    for key in HEADER_NOTES:
+        if key in log[0]:
+            events[0][key] = log[0][key]
     checked = 0
     while True:
         while checked < len(events):

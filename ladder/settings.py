@@ -20,6 +20,7 @@
 | LOG_LEVEL | `INFO`: logs go to stderr (the journal under systemd) |
 | CELERY_WORKER_CONCURRENCY | the machine's cores: matches a worker plays at once |
 | GRASS_SANDBOXED | true: bots run in the OS sandbox (false only on a machine without root) |
+| GRASS_RUNTIME_IMAGE | (this code's image): the bots' runtime image matches are played on |
 | GRASS_MATCH_MAX_ATTEMPTS | 3: runs of one match before it is given up (failed for good) |
 | GRASS_MATCH_STALE_SECONDS | 1800: a match "running" longer than this lost its worker |
 | GRASS_RECOVER_ON_WORKER_START | false: a starting worker takes back running, queued matches |
@@ -318,6 +319,11 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
 GRASS_SANDBOXED = env_bool("GRASS_SANDBOXED", True)
 """Run bots in the OS sandbox. Off only for development on a machine without root."""
+GRASS_RUNTIME_IMAGE = env_str("GRASS_RUNTIME_IMAGE", "")
+"""The bots' runtime image the site plays on (`bots.runner.runtime.identity()`, for example
+`1-493f7964e151`). Empty: the image of this code's bots/runtime. New matches carry it; a worker
+whose image differs refuses matches and validations with an error saying so, so one rated
+pool never mixes images (deploy/README.md, "Rolling out a new runtime image")."""
 
 GRASS_MATCH_MAX_ATTEMPTS = env_int("GRASS_MATCH_MAX_ATTEMPTS", 3)
 """How many times one match is run (claimed) before it is failed for good; see

@@ -72,3 +72,17 @@ def _remove_partial(storage: Storage, name: str) -> None:
             storage.delete(name)
     except Exception:
         logger.exception("could not remove the partly written file %s", name)
+
+
+def storage_save_addressed(field_file: FieldFile, data: bytes) -> None:
+    """Store `data` at the path its field's `upload_to` derives from the instance (a
+    content-addressed path: the same bytes, the same name), unless a file is there already,
+    which then holds these very bytes; point the instance at it. Whole or not at all, like
+    `storage_save_whole`."""
+    field = field_file.field
+    storage: Storage = field_file.storage
+    name = field.generate_filename(field_file.instance, "artifact")
+    if not storage.exists(name):
+        storage_save_whole(field_file, "artifact", data)
+        return
+    setattr(field_file.instance, field.attname, name)

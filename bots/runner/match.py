@@ -25,7 +25,7 @@ from typing import Any
 
 from bots import protocol
 from bots.protocol import ProtocolError
-from bots.runner import sandbox
+from bots.runner import runtime, sandbox
 from bots.runner.botfiles import BadBot, BotSource, check_tree
 from bots.runner.clock import DecisionClock
 from bots.runner.home import plain_runtime_dir
@@ -170,6 +170,9 @@ def play_match(
     resources = resources or Limits()
     names = [b.name for b in bots]
     game = new_game(ruleset, names, seed, variants, limits)
+    if sandboxed:
+        # The log says which image its bots ran on (a note a replay keeps, not a rule).
+        game.events[0]["runtime"] = runtime.identity()
     seats = [_Seat(i, b, tc) for i, b in enumerate(bots)]
     notes: list[tuple[int, Event]] = []
 

@@ -40,9 +40,10 @@ from ladder.ratings.selectors import bot_ratings
 class VersionSerializer(serializers.Serializer):
     """A bot version as every API shows it.
 
-    `validation_error` quotes the bot's stderr (tracebacks are lines of its private source):
-    it is shown only when the serializer's context says `show_errors` (the bot's owner and
-    staff, see `bot_errors_visible`), and is null for everyone else, who see the `status`.
+    `validation_error` quotes the bot's stderr (tracebacks are lines of its private source),
+    and `build_log` its compiler's messages (which quote its source): they are shown only when
+    the serializer's context says `show_errors` (the bot's owner and staff, see
+    `bot_errors_visible`), and are null for everyone else, who see the `status`.
     """
 
     id = serializers.IntegerField()
@@ -53,6 +54,15 @@ class VersionSerializer(serializers.Serializer):
         help_text="Why the version is invalid (forfeit reason, end of its stderr); empty if "
         "valid. Only the bot's owner and staff see it: null for everyone else.",
     )
+    language = serializers.CharField(
+        help_text="What its entry file says it is written in: python, javascript, cpp, rust, "
+        "java or binary (bots/PROTOCOL.md, section 6)."
+    )
+    build_log = serializers.CharField(
+        allow_null=True,
+        help_text="What the compiler printed when the version was built (compiled languages; "
+        "empty otherwise). Only the bot's owner and staff see it: null for everyone else.",
+    )
     size = serializers.IntegerField()
     sha256 = serializers.CharField()
     created = serializers.DateTimeField()
@@ -61,6 +71,7 @@ class VersionSerializer(serializers.Serializer):
         data: dict[str, Any] = super().to_representation(instance)
         if not self.context.get("show_errors", False):
             data["validation_error"] = None
+            data["build_log"] = None
         return data
 
 
@@ -260,10 +271,12 @@ class BotVersionListApi(APIView):
 class BotVersionUploadApi(APIView):
     """`POST /api/bots/{id}/versions/` (multipart, field `file`): upload a new version.
 
-    Only the bot's owner may upload. The upload is checked (a `.py` or a safe `.zip` with
-    `bot.py`) and stored, then validated by a short sandboxed game against the example bots:
-    by a worker, so the answer is usually `pending` and the version's page later shows the
-    verdict (with GRASS_VALIDATE_INLINE, during the request, and the answer has it).
+    Only the bot's owner may upload. The upload is checked (a source file of one of the
+    languages, a static executable named `bot`, or a safe `.zip`; its entry file says its
+    language) and stored, then validated by a worker: compiled (C++, Rust, Java) in a build
+    sandbox, then a short sandboxed game against the example bots. The answer is usually
+    `pending`, and the version's page later shows the verdict (with GRASS_VALIDATE_INLINE,
+    during the request, and the answer has it).
     """
 
     permission_classes = [IsAuthenticated]
@@ -271,8 +284,10 @@ class BotVersionUploadApi(APIView):
 
     class InputSerializer(serializers.Serializer):
         file = serializers.FileField(
-            help_text="The bot: a source file or a .zip archive, by the names that "
-            "bots/PROTOCOL.md lists (bot.py, ...). A file by any other name, an oversized "
+            help_text="The bot: a source file (.py, .js, .cpp, .rs, .java), a static x86-64 "
+            "executable named bot, or a .zip archive with an entry file at its top (bot.py, "
+            "bot.js, bot.cpp, Cargo.toml or main.rs, Bot.java, bot), as bots/PROTOCOL.md "
+            "section 6 lists. A file of any other kind, an oversized "
             "one, source that is not UTF-8, or an unsafe archive is refused with a 400 whose "
             "`file` says why and lists what is accepted."
         )
@@ -338,10 +353,11 @@ class BotVersionSourceApi(APIView):
     def get(self, request: Request, version_id: int) -> FileResponse:
         version = get_object_or_404(BotVersion.objects.select_related("bot"), pk=version_id)
         _owned_bot(request, version.bot_id)
-        extension = ".zip" if version.file.name.endswith(".zip") else ".py"
+        stored = version.file.name.rsplit("/", 1)[-1]
+        extension = "." + stored.rsplit(".", 1)[1] if "." in stored else ""
         return FileResponse(
             version.file.open("rb"),
             as_attachment=True,
             filename=f"{version.bot.name}-v{version.number}{extension}",
-            content_type="application/zip" if extension == ".zip" else "text/x-python",
+            content_type="application/zip" if extension == ".zip" else "application/octet-stream",
         )

@@ -13,7 +13,10 @@ class BotCreateForm(forms.Form):
 
 class BotUploadForm(forms.Form):
     file = forms.FileField(
-        label="Bot file", help_text="A .py file, or a .zip archive with bot.py at its top."
+        label="Bot file",
+        help_text="A source file (.py, .js, .cpp, .rs, .java), a static executable named bot, "
+        "or a .zip archive with its entry file (bot.py, bot.js, bot.cpp, Cargo.toml or main.rs, "
+        "Bot.java, bot) at its top. C++, Rust and Java are compiled when they are checked.",
     )
 
     def clean_file(self) -> object:

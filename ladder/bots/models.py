@@ -61,6 +61,12 @@ class BotVersion(models.Model):
     size = models.PositiveIntegerField()
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     validation_error = models.TextField(blank=True)
+    language = models.CharField(max_length=16, blank=True)
+    """What its entry file says it is written in (`bots.runner.languages`): python,
+    javascript, cpp, rust, java or binary."""
+    build_log = models.TextField(blank=True)
+    """What the compiler printed when the version was built for its validation (compiled
+    languages only). Only its owner and staff see it."""
     created = models.DateTimeField(default=timezone.now)
     validation_sent = models.DateTimeField(default=timezone.now)
     """When the validation game was last asked for: at the upload, then each time the sweep
@@ -74,3 +80,34 @@ class BotVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.bot.name} v{self.number}"
+
+
+def _artifact_path(build: BotBuild, filename: str) -> str:
+    # Content-addressed: the same compiled bytes are stored once, however many builds made them.
+    return f"artifacts/{build.artifact_sha256[:2]}/{build.artifact_sha256}"
+
+
+class BotBuild(models.Model):
+    """A compiled version built for one runtime image (`bots.runner.runtime.identity`): what
+    the compiler printed and what it made. Every match of the version on that image runs the
+    artifact; a new image builds the version again (a build is only good for the image it was
+    made on)."""
+
+    version = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="builds")
+    runtime = models.CharField(max_length=64)
+    ok = models.BooleanField()
+    log = models.TextField(blank=True)
+    artifact = models.FileField(upload_to=_artifact_path, max_length=200, blank=True)
+    artifact_sha256 = models.CharField(max_length=64, blank=True)
+    artifact_name = models.CharField(max_length=16, blank=True)
+    """Its name beside the sources at /bot: `bot`, or `bot.jar`."""
+    cpu_seconds = models.FloatField(default=0.0)
+    created = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["version", "runtime"], name="bot_build_per_runtime"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.version} built for {self.runtime}"

@@ -14,13 +14,17 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from bots.runner.botfiles import load_bot, source_from_upload
+from bots.runner import runtime
+from bots.runner.botfiles import BadBot, BotSource, load_bot, source_from_upload
+from bots.runner.build import BuildUnavailable, build
+from bots.runner.languages import detect
 from bots.runner.match import InfrastructureFault, play_match
-from ladder.bots.models import Bot, BotVersion
+from ladder.bots.models import Bot, BotBuild, BotVersion
 from ladder.bots.names import tidy_spaces
+from ladder.bots.runtimes import runtime_refusal
 from ladder.bots.selectors import bot_version_source
 from ladder.bots.signals import bot_disabled
-from ladder.storage import storage_save_whole
+from ladder.storage import storage_save_addressed, storage_save_whole
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -66,8 +70,9 @@ def bot_version_upload(*, bot: Bot, filename: str, data: bytes) -> BotVersion:
     Raises BadBot with the reason for the author before anything is stored, and StorageFull
     (nothing stored either) when the media storage has no room for it.
     """
-    source_from_upload(bot.name, filename, data)
-    stored_name = "bot.zip" if filename.endswith(".zip") else "bot.py"
+    source = source_from_upload(bot.name, filename, data)
+    # The stored name is ours: bot.zip, or the single file's entry name (bot.cpp, bot, ...).
+    stored_name = "bot.zip" if filename.endswith(".zip") else next(iter(source.files))
     with transaction.atomic():
         # Locking the bot serialises concurrent uploads, so version numbers never collide.
         Bot.objects.select_for_update().filter(pk=bot.pk).get()
@@ -77,6 +82,7 @@ def bot_version_upload(*, bot: Bot, filename: str, data: bytes) -> BotVersion:
             number=(last or 0) + 1,
             sha256=hashlib.sha256(data).hexdigest(),
             size=len(data),
+            language=detect(source.files).name,
         )
         # Whole or not at all: a full disk raises StorageFull, leaving no file and (the
         # transaction rolls back) no version.
@@ -90,40 +96,119 @@ def bot_version_upload(*, bot: Bot, filename: str, data: bytes) -> BotVersion:
 
 
 def bot_version_validate(*, version: BotVersion) -> BotVersion:
-    """Play a short sandboxed game against the example bots and record the verdict.
+    """Build the version if its language is compiled, then play a short sandboxed game
+    against the example bots, and record the verdict.
 
-    The version takes seat 0 of a one-hand game against VALIDATION_OPPONENTS: one hand keeps
-    the answer to an upload quick, and three seats catch a bot that only copes with one
-    opponent. Only its own seat counts (an opponent's forfeit is not its fault): a version
-    that forfeits is invalid, with the forfeit reason and the end of its stderr (a traceback,
-    usually). The game is played outside any transaction; the verdict is written in one. A
-    version that is no longer pending is returned unchanged. InfrastructureFault (the sandbox
-    did not start) propagates and leaves the version pending: not the bot's fault.
+    A build that fails makes the version invalid, with the compiler's output (a failed build
+    is the bot's fault, never an infrastructure one). The version takes seat 0 of a one-hand
+    game against VALIDATION_OPPONENTS: one hand keeps the answer to an upload quick, and three
+    seats catch a bot that only copes with one opponent. Only its own seat counts (an
+    opponent's forfeit is not its fault): a version that forfeits is invalid, with the forfeit
+    reason and the end of its stderr (a traceback, usually). The game is played outside any
+    transaction; the verdict is written in one. A version that is no longer pending is
+    returned unchanged. InfrastructureFault (the sandbox or a build could not start, or this
+    worker runs another runtime image than the site) propagates and leaves the version
+    pending: not the bot's fault.
     """
+    refusal = runtime_refusal()
+    if refusal is not None:
+        raise InfrastructureFault(refusal)
     source = bot_version_source(version=version)
-    played = play_match(
-        [source, *(load_bot(name) for name in VALIDATION_OPPONENTS)],
-        seed=secrets.randbits(63),
-        limits={"max_hands": 1},
-        sandboxed=settings.GRASS_SANDBOXED,
-    )
-    seat = played.seats[0]
-    if seat.forfeited:
-        status = BotVersion.Status.INVALID
-        error = _validation_error(reason=seat.forfeit_reason, stderr=seat.stderr)
-    else:
-        status, error = BotVersion.Status.VALID, ""
+    build_log = ""
+    error = ""
+    if detect(source.files).build:
+        built = bot_version_build(version=version, source=source)
+        build_log = built.log
+        if built.ok:
+            source = _with_artifact(source, built)
+        else:
+            error = _build_error(built.log)
+    if not error:
+        played = play_match(
+            [source, *(load_bot(name) for name in VALIDATION_OPPONENTS)],
+            seed=secrets.randbits(63),
+            limits={"max_hands": 1},
+            sandboxed=settings.GRASS_SANDBOXED,
+        )
+        seat = played.seats[0]
+        if seat.forfeited:
+            error = _validation_error(reason=seat.forfeit_reason, stderr=seat.stderr)
+    status = BotVersion.Status.INVALID if error else BotVersion.Status.VALID
     with transaction.atomic():
         locked = BotVersion.objects.select_for_update().get(pk=version.pk)
         if locked.status != BotVersion.Status.PENDING:
             return locked
         locked.status = status
         locked.validation_error = error
-        locked.save(update_fields=["status", "validation_error"])
+        locked.build_log = build_log
+        locked.save(update_fields=["status", "validation_error", "build_log"])
         if status == BotVersion.Status.VALID:
             # A version that plays its validation game cleanly puts a disabled bot back.
             Bot.objects.filter(pk=locked.bot_id).update(disabled=None, disabled_reason="")
     return locked
+
+
+def bot_version_build(*, version: BotVersion, source: BotSource | None = None) -> BotBuild:
+    """The version's build for this worker's runtime image: the stored one, or built now in a
+    build box and stored (the artifact content-addressed). Raises InfrastructureFault when no
+    build can run here; a build that fails is stored as failed, with the compiler's output."""
+    image = runtime.identity()
+    stored = BotBuild.objects.filter(version=version, runtime=image).first()
+    if stored is not None:
+        return stored
+    source = source or bot_version_source(version=version)
+    try:
+        built = build(source, sandboxed=settings.GRASS_SANDBOXED)
+    except BuildUnavailable as exc:
+        raise InfrastructureFault(str(exc)) from None
+    record = BotBuild(
+        version=version,
+        runtime=image,
+        ok=built.ok,
+        log=built.log,
+        artifact_name=built.artifact_name or "",
+        cpu_seconds=round(built.cpu_seconds, 3),
+    )
+    if built.artifact is not None:
+        record.artifact_sha256 = hashlib.sha256(built.artifact).hexdigest()
+        storage_save_addressed(record.artifact, built.artifact)
+    try:
+        with transaction.atomic():
+            record.save()
+    except IntegrityError:  # built twice at once: the first one stored stands
+        return BotBuild.objects.get(version=version, runtime=image)
+    return record
+
+
+def bot_version_runnable(*, version: BotVersion) -> BotSource:
+    """The version as a match runs it: its files, and for a compiled language its build's
+    artifact for this worker's image (built now if this image has none yet, as after a new
+    image is rolled out). A build that fails leaves the artifact out: the bot then does not
+    start, and its seat forfeits saying so."""
+    source = bot_version_source(version=version)
+    try:
+        compiled = detect(source.files).build
+    except BadBot:
+        return source  # the runner says why it cannot start
+    if not compiled:
+        return source
+    built = bot_version_build(version=version, source=source)
+    return _with_artifact(source, built) if built.ok else source
+
+
+def _with_artifact(source: BotSource, built: BotBuild) -> BotSource:
+    with built.artifact.open("rb") as handle:
+        data = handle.read()
+    if hashlib.sha256(data).hexdigest() != built.artifact_sha256:
+        raise RuntimeError(f"stored artifact of {built} does not match its sha256")
+    return BotSource(source.name, {**source.files, built.artifact_name: data})
+
+
+def _build_error(log: str) -> str:
+    """A failed build's verdict: the end of the compiler's output (its last lines say what
+    failed; the whole output is the version's build_log)."""
+    tail = log[-(VALIDATION_ERROR_CHARS - 100) :]
+    return f"the build failed; the compiler's output (last lines):\n{tail}"
 
 
 def _validation_error(*, reason: str, stderr: str) -> str:

@@ -136,6 +136,11 @@ class MatchDetailApi(APIView):
             help_text="The engine limits the game is played under (the ruleset's, with this "
             "match's overrides): the same as its log's header.",
         )
+        runtime = serializers.CharField(
+            source="match.runtime",
+            help_text="The bots' runtime image the match is played on (its log's header says "
+            "the same once played): what every bot could use.",
+        )
         status = serializers.ChoiceField(source="match.status", choices=Match.Status.choices)
         failure_reason = serializers.CharField(source="match.failure_reason")
         created = serializers.DateTimeField(source="match.created")

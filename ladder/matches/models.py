@@ -54,6 +54,10 @@ class Match(models.Model):
     """Whether the result feeds ladder Elo (tournament games do only if the organiser says so)."""
     time_control = models.JSONField(default=dict, blank=True)
     """`bots.runner.match.TimeControl` fields that differ from the ladder's defaults."""
+    runtime = models.CharField(max_length=64, blank=True)
+    """The bots' runtime image the match must be played on (`bots.runner.runtime.identity`):
+    the site's GRASS_RUNTIME_IMAGE when it was created. A worker on another image refuses it,
+    so one match never mixes images, and its log header records the image it ran on."""
     # A tournament's games point here from `tournaments.TableGame`; a match knows nothing of them.
 
     class Meta:

@@ -28,11 +28,12 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from bots.runner import runtime
 from bots.runner.match import MatchResult, TimeControl, play_match
 from engine.rules import RULESETS, Variants
 from ladder.bots.models import BotVersion
-from ladder.bots.selectors import bot_version_source
-from ladder.bots.services import bot_disable_if_failing
+from ladder.bots.runtimes import expected_runtime, runtime_refusal
+from ladder.bots.services import bot_disable_if_failing, bot_version_runnable
 from ladder.matches.capacity import match_capacity, seat_capacity
 from ladder.matches.models import Match, MatchSeat, PendingLog
 from ladder.matches.selectors import (
@@ -95,6 +96,7 @@ def match_create(
             limits=limits or {},
             rated=rated,
             time_control=time_control,
+            runtime=expected_runtime(),
             **extra,
         )
         MatchSeat.objects.bulk_create(
@@ -124,7 +126,20 @@ def match_run(*, match_id: int) -> Match:
     written in one transaction. An exception marks the match failed with the reason;
     `attempts` counts the claims, and `match_retry_failed` queues it again while it has
     attempts left.
+
+    A worker whose bots' runtime image is not the match's does not claim it (the error says
+    so): the match stays queued for a worker that has the image.
     """
+    refusal = runtime_refusal()
+    needed = Match.objects.filter(pk=match_id).values_list("runtime", flat=True).first()
+    if refusal is None and needed and needed != runtime.identity():
+        here = runtime.identity()
+        refusal = (
+            f"match {match_id} must be played on runtime image {needed}, this worker's is {here}"
+        )
+    if refusal is not None and settings.GRASS_SANDBOXED:
+        logger.error("match %s: not played here: %s", match_id, refusal)
+        return Match.objects.get(pk=match_id)
     started = timezone.now()
     claimed = Match.objects.filter(pk=match_id, status=Match.Status.QUEUED).update(
         status=Match.Status.RUNNING, started=started, attempts=F("attempts") + 1
@@ -136,7 +151,7 @@ def match_run(*, match_id: int) -> Match:
         match = Match.objects.get(pk=match_id)
         seats = list(match_seats(match_id=match_id))
         played = play_match(
-            [bot_version_source(version=seat.bot_version) for seat in seats],
+            [bot_version_runnable(version=seat.bot_version) for seat in seats],
             ruleset=match.ruleset,
             variants=Variants.from_dict(match.variants),
             seed=match.seed,

@@ -13,6 +13,7 @@ from celery.signals import worker_ready
 from django.conf import settings
 
 from bots.runner import sandbox
+from ladder.bots.runtimes import runtime_refusal
 from ladder.celery import app
 from ladder.matches.services import (
     match_logs_write_pending,
@@ -56,15 +57,25 @@ def recover_on_worker_start(**_: Any) -> None:
 
 
 @worker_ready.connect
-def sweep_sandbox_on_worker_start(**_: Any) -> None:
-    """Remove the boxes a dead worker on this host left (processes, cgroups, staged code: see
-    `bots.runner.home.sweep`), so a host that lost workers does not run out of sandboxes."""
+def sweep_sandbox_on_worker_start(sender: Any = None, **_: Any) -> None:
+    """Refuse matches on a worker that cannot play them as the site does (its bots' runtime
+    image is another, or the sandbox cannot start: it stops consuming the `matches` queue and
+    says why), and remove the boxes a dead worker on this host left (processes, cgroups,
+    staged code: see `bots.runner.home.sweep`), so a host that lost workers does not run out
+    of sandboxes."""
     if not settings.GRASS_SANDBOXED:
         return
-    try:
-        removed = sandbox.sweep()
-    except sandbox.SandboxUnavailable as exc:
-        logger.error("the bot sandbox cannot run on this worker: %s", exc)
+    problem = runtime_refusal()
+    removed: dict[str, int] = {}
+    if problem is None:
+        try:
+            removed = sandbox.sweep()
+        except sandbox.SandboxUnavailable as exc:
+            problem = f"the bot sandbox cannot run on this worker: {exc}"
+    if problem is not None:
+        logger.error("this worker refuses matches: %s", problem)
+        if sender is not None and hasattr(sender, "cancel_task_queue"):
+            sender.cancel_task_queue("matches")
         return
     if any(removed.values()):
         logger.warning("removed what dead runners left on this host: %s", removed)

@@ -202,3 +202,17 @@ def test_unknown_engine_versions_are_refused(version: object) -> None:
     with pytest.raises(LogError) as info:
         game_from_header({**header, "engine": version})
     assert info.value.line == 1 and "engine" in str(info.value)
+
+
+def test_the_header_may_say_where_the_game_was_played() -> None:
+    """The bot runner writes the runtime image into the header: a replay takes it from the
+    log (it is not a rule) and verifies every line as before."""
+    game = finished_game()
+    lines = lines_of(game)
+    lines[0]["runtime"] = "1-0123456789ab"
+    replayed = replay(lines)
+    assert replayed.result == game.result
+    assert replayed.events[0]["runtime"] == "1-0123456789ab"
+    lines[0]["seed"] += 1  # a rule still is checked
+    with pytest.raises(LogError):
+        replay(lines)

@@ -105,7 +105,9 @@ def test_an_upload_that_is_not_a_bot_file_is_refused(api: Any, owner: Any) -> No
     response = upload(api("owner"), bot.pk, "notes.txt", b"hello")
 
     assert response.status_code == 400
-    assert "upload a .py file or a .zip archive" in response.json()["file"][0]
+    refusal = response.json()["file"][0]
+    assert "upload a .zip, a single source file or an executable" in refusal
+    assert all(language in refusal for language in ("python", "javascript", "cpp", "rust"))
     missing = api("owner").post(f"/api/bots/{bot.pk}/versions/", {}, format="multipart")
     assert missing.status_code == 400 and "file" in missing.json()
 

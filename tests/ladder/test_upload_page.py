@@ -44,7 +44,7 @@ def test_a_file_that_is_not_a_bot_is_refused_with_the_reason(client: Client, own
     upload = SimpleUploadedFile("notes.txt", b"hello")
     response = client.post(f"/bots/{bot.pk}/upload/", {"file": upload})
     assert response.status_code == 200
-    assert "upload a .py file or a .zip archive" in response.content.decode()
+    assert "upload a .zip, a single source file or an executable" in response.content.decode()
     assert not BotVersion.objects.filter(bot=bot).exists()
 
 
