@@ -5,8 +5,10 @@ from __future__ import annotations
 import random
 import statistics
 import time
+from pathlib import Path
 from typing import Any
 
+from bots.runner.botfiles import BotSource
 from engine import new_game
 
 
@@ -78,16 +80,25 @@ sys.stdin.readline()
 module imports (compare with a bare `python3 -I -S` start)."""
 
 
-def _startup_ms(sandboxed: bool, bot: bytes = ECHO_BOT) -> float:
+_HELLO = (
+    b'{"type":"hello","protocol":1,"seat":0,"players":["a","b","c","d"],"ruleset":"modern",'
+    b'"variants":{},"limits":{"max_hands":30,"max_deals_per_turn":3},'
+    b'"time":{"decision_ms":1000,"bank_ms":30000,"clock":"cpu","wall_factor":3.0},'
+    b'"rng_seed":12345}\n'
+)
+"""A hello as a runner sends it (bots may read any of its fields)."""
+
+
+def _startup_ms(sandboxed: bool, bot: bytes | BotSource = ECHO_BOT) -> float:
     """Process start to the first reply (`ready`)."""
-    from bots import protocol
     from bots.runner.botfiles import BotSource
     from bots.runner.match import start_bot, stop_bot
 
-    proc, box, folder = start_bot(BotSource("echo", {"bot.py": bot}), sandboxed)
+    source = bot if isinstance(bot, BotSource) else BotSource("echo", {"bot.py": bot})
+    proc, box, folder = start_bot(source, sandboxed)
     try:
         deadline = time.perf_counter() + 10
-        proc.send(protocol.encode({"type": "hello", "protocol": 1}), deadline)
+        proc.send(_HELLO, deadline)
         proc.readline(deadline)
         return (time.perf_counter() - proc.started) * 1000
     finally:
@@ -132,17 +143,20 @@ def _act_messages(count: int) -> list[bytes]:
     return messages
 
 
-def _round_trips(sandboxed: bool, messages: list[bytes]) -> list[float]:
+def _round_trips(
+    sandboxed: bool, messages: list[bytes], bot: BotSource | None = None
+) -> list[float]:
     """Milliseconds from writing each `act` message to reading its answer."""
     from bots import protocol
     from bots.runner.botfiles import BotSource
     from bots.runner.match import start_bot, stop_bot
 
-    proc, box, folder = start_bot(BotSource("echo", {"bot.py": ECHO_BOT}), sandboxed)
+    source = bot or BotSource("echo", {"bot.py": ECHO_BOT})
+    proc, box, folder = start_bot(source, sandboxed)
     times = []
     try:
         deadline = time.perf_counter() + 10
-        proc.send(protocol.encode({"type": "hello", "protocol": 1}), deadline)
+        proc.send(_HELLO, deadline)
         proc.readline(deadline)
         for request, message in enumerate(messages, start=1):
             start = time.perf_counter()
@@ -217,3 +231,57 @@ def sandbox_figures(rounds: int = 2000, games: int = 3) -> dict[str, Any]:
         ),
         "six_bot_match_setup_ms": six,
     }
+
+
+# ---------------------------------------------------------------------- languages
+
+STARTERS = Path(__file__).resolve().parent / "starters"
+
+
+def _starter(language: str, sandboxed: bool) -> BotSource:
+    """A language's starter bot, built as the mode runs it: in the ladder's image (sandboxed),
+    or with this machine's compilers (plain). The binary starter is C built with gcc -static,
+    in a build box either way (plain runs the same executable)."""
+    from bots.runner.botfiles import load_bot
+    from bots.runner.build import build, build_in_box
+
+    if language == "binary":
+        built = build_in_box(
+            {"bot.c": (STARTERS / "binary" / "bot.c").read_bytes()},
+            ("/bin/sh", "-c", 'exec gcc -O2 -static -o "$GRASS_BUILD/out/bot" bot.c'),
+            "bot",
+        )
+        assert built.artifact is not None, built.log
+        return BotSource("binary", {"bot": built.artifact})
+    source = load_bot(STARTERS / language)
+    made = build(source, sandboxed=sandboxed)
+    if not made.ok:
+        raise RuntimeError(f"{language} did not build: {made.log[-500:]}")
+    return made.source(source)
+
+
+def language_figures(rounds: int = 300, starts: int = 7) -> dict[str, Any]:
+    """Per language of the runtime image: process start to `ready`, and the median round
+    trip of real `act` messages, for the starter bot sandboxed and plain (this machine's own
+    interpreters), measured in the same run. Goals (issue "Bot runtimes"): start-up at most
+    3x plain, round trip at most 1.5x plain."""
+    messages = _act_messages(rounds)
+    figures: dict[str, Any] = {}
+    for language in ("python", "javascript", "cpp", "rust", "java", "binary"):
+        row: dict[str, float] = {}
+        for mode in ("plain", "sandboxed"):
+            bot = _starter(language, sandboxed=mode == "sandboxed")
+            row[f"startup_{mode}_ms"] = round(
+                statistics.median(_startup_ms(mode == "sandboxed", bot) for _ in range(starts)), 1
+            )
+            row[f"round_trip_{mode}_ms"] = round(
+                statistics.median(_round_trips(mode == "sandboxed", messages, bot)), 3
+            )
+        row["startup_sandboxed_vs_plain"] = round(
+            row["startup_sandboxed_ms"] / row["startup_plain_ms"], 2
+        )
+        row["round_trip_sandboxed_vs_plain"] = round(
+            row["round_trip_sandboxed_ms"] / row["round_trip_plain_ms"], 2
+        )
+        figures[language] = row
+    return figures

@@ -114,6 +114,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
         print(json.dumps(replay_figures(args.games), indent=2))
         return 0
+    if args.languages:
+        from bots.bench import language_figures
+
+        print(json.dumps(language_figures(rounds=min(args.rounds, 300)), indent=2))
+        return 0
     if args.sandbox:
         from bots.bench import sandbox_figures
 
@@ -132,6 +137,25 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _built(bot: Any, *, sandboxed: bool, console: Console) -> Any:
+    """`bot` ready to run: compiled first, as the ladder does at upload, if its language is
+    (in a build sandbox of the ladder's image; with this machine's compilers without it)."""
+    from bots.runner.build import BuildUnavailable, build
+    from bots.runner.languages import detect
+
+    if not detect(bot.files).build:
+        return bot
+    with console.status(f"building {bot.name} ({detect(bot.files).name})"):
+        try:
+            built = build(bot, sandboxed=sandboxed)
+        except BuildUnavailable as exc:
+            raise SystemExit(f"grass match: {bot.name}: {exc}") from None
+    if not built.ok:
+        console.print(built.log, markup=False, highlight=False)
+        raise SystemExit(f"grass match: {bot.name} did not build (the compiler's output above)")
+    return built.source(bot)
+
+
 def cmd_match(args: argparse.Namespace) -> int:
     from bots.runner.botfiles import BadBot, load_bot
     from bots.runner.match import InfrastructureFault, TimeControl
@@ -142,6 +166,14 @@ def cmd_match(args: argparse.Namespace) -> int:
         bots = [load_bot(spec) for spec in args.bots]
     except BadBot as exc:
         raise SystemExit(f"grass match: {exc}") from None
+    if args.no_sandbox:
+        console.print(
+            "[yellow]grass match: without the sandbox, bots run as plain processes of this "
+            "machine, with its own interpreters and compilers (not the ladder's runtime "
+            "image), no resource limits, no network block, no freezing off turn, and wall clocks "
+            "instead of CPU clocks. Check a bot in the sandbox before you upload it.[/yellow]"
+        )
+    bots = [_built(bot, sandboxed=not args.no_sandbox, console=console) for bot in bots]
     players = args.players or len(bots)
     if not 2 <= players <= 6:
         raise SystemExit("grass match: a game seats 2 to 6 bots (use --players with more bots)")
@@ -337,6 +369,11 @@ def parser() -> argparse.ArgumentParser:
         "--replays",
         action="store_true",
         help="replay frames and observations, in times the game's play (--games games)",
+    )
+    bench.add_argument(
+        "--languages",
+        action="store_true",
+        help="per language: start-up and round trip of its starter bot, sandboxed vs plain",
     )
     bench.add_argument("--rounds", type=int, default=2000, help="round trips (with --sandbox)")
     bench.add_argument(

@@ -249,7 +249,7 @@ def _build_plain(source: BotSource, lang: Language) -> Build:
             env={
                 "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
                 "GRASS_BUILD": str(folder),
-                "HOME": str(folder),
+                "HOME": os.environ.get("HOME", str(folder)),  # rustup finds its toolchains there
             },
             start_new_session=True,
         )
