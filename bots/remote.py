@@ -96,8 +96,9 @@ def submit(
             bot = ladder.create_bot(name)
             console.print(f"Created bot [bold]{bot['display_name']}[/] (id {bot['id']})")
         version = ladder.upload(bot["id"], filename, data)
+        language = f", {version['language']}" if version.get("language") else ""
         console.print(
-            f"Uploaded {filename} ({len(data):,} bytes) as {bot['display_name']} "
+            f"Uploaded {filename} ({len(data):,} bytes{language}) as {bot['display_name']} "
             f"v{version['number']}"
         )
         deadline = time.monotonic() + wait_s

@@ -179,3 +179,13 @@ def test_action_space_sizes_match_the_sdk() -> None:
     env = GrassEnv(players=5)
     assert env.action_space("seat_0").n == actions.SIZE
     assert env.observation_space("seat_4")["observation"].shape == (405,)
+
+
+def test_the_throughput_benchmark_reports_every_loop() -> None:
+    """`python -m bench.rl_throughput` in miniature (no timing is asserted)."""
+    from bench.rl_throughput import figures
+
+    report = figures(0.05, 3)
+    assert set(report["decisions_per_s"]) == {"engine", "env_step", "env"}
+    assert all(v > 0 for v in report["decisions_per_s"].values())
+    assert report["env_in_engine_decisions"] > 0
