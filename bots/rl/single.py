@@ -40,7 +40,7 @@ from bots.rl.env import (
     observation_space,
 )
 from bots.rl.opponents import Opponent, opponent
-from bots.runner.match import bot_seed, safe_default
+from bots.runner.match import safe_default
 from bots.sdk import actions
 from engine import Game, Variants, new_game, observe, redact
 from engine.rules import ruleset_limits
@@ -120,7 +120,8 @@ class GrassSingleEnv(gymnasium.Env[dict[str, Any], np.int64]):
                     decision_ms=1000,
                     bank_ms=30_000,
                 )
-                player.start({**hello, "rng_seed": bot_seed(game_seed, s)})
+                # From the env's own generator: the same reset(seed) replays the same game.
+                player.start({**hello, "rng_seed": self._rng.getrandbits(48)})
         reward = self._play_others()
         return self._observe(), {"legal": self._legal(), "reward_before": reward}
 

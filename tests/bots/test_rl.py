@@ -189,3 +189,14 @@ def test_the_throughput_benchmark_reports_every_loop() -> None:
     assert set(report["decisions_per_s"]) == {"engine", "env_step", "env"}
     assert all(v > 0 for v in report["decisions_per_s"].values())
     assert report["env_in_engine_decisions"] > 0
+
+
+def test_the_same_seed_replays_the_same_game() -> None:
+    """Opponents' randomness comes from the env's generator, not the runner's per-process key."""
+    logs = []
+    for _ in range(2):
+        env = GrassSingleEnv(opponents=["random", "strong"], limits={"max_hands": 1})
+        _episode(env, seed=11)
+        assert env.game is not None
+        logs.append(list(env.game.events))
+    assert logs[0] == logs[1]
