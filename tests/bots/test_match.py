@@ -6,6 +6,7 @@ import io
 
 import pytest
 
+from bots.runner import runtime
 from bots.runner.botfiles import load_bot
 from bots.runner.match import forfeit_ranks, play_match, safe_default
 from engine.log import read_log, replay
@@ -30,6 +31,9 @@ def test_sandboxed_and_plain_matches_play_the_same_game(sandbox_ready: None) -> 
     bots = [load_bot("greedy"), load_bot("random")]
     a = play_match(bots, seed=5, limits={"max_hands": 2}, sandboxed=True)
     b = play_match(bots, seed=5, limits={"max_hands": 2}, sandboxed=False)
+    # Only the sandboxed log says which runtime image its bots ran on; the game is the same.
+    assert a.events[0].pop("runtime") == runtime.identity()  # type: ignore[misc]
+    assert "runtime" not in b.events[0]
     assert a.log_text() == b.log_text()
 
 

@@ -35,11 +35,19 @@ cat > "$work/root/usr/local/sbin/grass-vm-test" <<'GUEST'
 set -u
 exec 2>&1
 echo "GRASS-VM-BOOTED $(uname -r) $(stat -fc %T /sys/fs/cgroup) $(cat /proc/self/cgroup)"
+modprobe -a 9pnet_virtio 9p 2>/dev/null
+udevadm settle --timeout=60 2>/dev/null
+# The virtio devices may still be probing on a slow (emulated, loaded) machine: retry a while.
 for share in project:/mnt/project runtime:/var/lib/grass/runtime; do
-    if ! mount -t 9p -o trans=virtio,version=9p2000.L,ro "${share%%:*}" "${share#*:}"; then
-        echo "GRASS-VM-RESULT mount-failed ${share%%:*}"
-        exit 1
-    fi
+    tries=0
+    until mount -t 9p -o trans=virtio,version=9p2000.L,ro "${share%%:*}" "${share#*:}" 2>/dev/null; do
+        tries=$((tries + 1))
+        if [ "$tries" -ge 60 ]; then
+            echo "GRASS-VM-RESULT mount-failed ${share%%:*}"
+            exit 1
+        fi
+        sleep 1
+    done
 done
 echo "GRASS-VM-MOUNTED"
 tests=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^grass.tests=//p' | tr ',' ' ')
