@@ -173,61 +173,20 @@ def play_match(
     if sandboxed:
         # The log says which image its bots ran on (a note a replay keeps, not a rule).
         game.events[0]["runtime"] = runtime.identity()
-    seats = [_Seat(i, b, tc) for i, b in enumerate(bots)]
-    notes: list[tuple[int, Event]] = []
-
-    def note(seat: _Seat, kind: str, detail: str, **extra: Any) -> None:
-        detail = storable(detail)[:2000]
-        event: Event = {"e": "note", "seat": seat.index, "kind": kind, "detail": detail}
-        event.update(extra)
-        notes.append((len(game.events), event))
-        seat.report.faults.append({"kind": kind, "detail": detail, **extra})
-
-    def forfeit(seat: _Seat, reason: str) -> None:
-        if seat.report.forfeited:
-            return
-        seat.report.forfeited = True
-        seat.report.forfeit_reason = storable(reason)
-        note(seat, "forfeit", reason)
-        _stop(seat)
-
+    referee = Referee(game, [_Seat(i, b, tc) for i, b in enumerate(bots)], tc)
     try:
-        _start_all(seats, tc, resources, sandboxed, game, seed, forfeit)
-        reported = hand_start = 0
-        while not game.over:
-            seat = seats[game.to_act]
-            action = _decide(game, seat, tc, note, forfeit)
-            game.apply(action)
-            while reported < len(game.events):
-                event = game.events[reported]
-                if event["e"] == "hand":
-                    hand_start = reported
-                elif event["e"] == "hand-end":
-                    for other in seats:
-                        _tell_hand_end(game, other, hand_start, reported, forfeit)
-                reported += 1
-        assert game.result is not None
-        ranks = forfeit_ranks(game.result["totals"], [s.report.forfeited for s in seats])
-        for other in seats:
-            _tell(other, {"type": "game_end", "result": game.result, "ranks": ranks}, forfeit)
-        for other in seats:  # a moment for on_game_end hooks (and their last words on stderr)
-            if other.alive and other.proc is not None:
-                if other.box is not None:
-                    other.box.thaw()
-                other.proc.wait_exit(0.5)
+        referee.start_all(resources, sandboxed, seed)
+        referee.play()
     finally:
-        for seat in seats:
-            _stop(seat)
-            stop_bot(seat.proc, seat.box, seat.plain_dir)
+        referee.close()
     result = game.result
-    ranks = forfeit_ranks(result["totals"], [s.report.forfeited for s in seats])
-    events = _merge(game.events, notes)
+    assert result is not None
     return MatchResult(
         seed=seed,
         result=result,
-        ranks=ranks,
-        seats=[s.report for s in seats],
-        events=events,
+        ranks=referee.ranks(),
+        seats=[s.report for s in referee.seats],
+        events=_merge(game.events, referee.notes),
         duration_s=time.perf_counter() - started,
     )
 
@@ -336,101 +295,190 @@ def stop_bot(proc: BotProcess | None, box: Box | None, folder: Path | None) -> N
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _start_all(
-    seats: list[_Seat],
-    tc: TimeControl,
-    resources: Limits,
-    sandboxed: bool,
-    game: Game,
-    seed: int,
-    forfeit: Any,
-) -> None:
-    """Start every bot at once, then wait for each `ready`: start-ups overlap."""
-    for seat in seats:
-        try:
-            seat.proc, seat.box, seat.plain_dir = start_bot(seat.source, sandboxed, resources)
-        except BadBot as exc:
-            forfeit(seat, f"did not start: {exc}")
-    for seat in seats:
-        if seat.proc is None:
-            continue
-        hello = protocol.hello(
-            seat=seat.index,
-            players=list(game.names),
-            ruleset=game.ruleset.name,
-            variants=game.variants.as_dict(),
-            limits=ruleset_limits(game.ruleset),
-            decision_ms=tc.decision_ms,
-            bank_ms=tc.bank_ms,
-            wall_factor=tc.wall_factor,
-            cpu_clock=seat.box is not None,
-        )
-        hello["rng_seed"] = bot_seed(seed, seat.index)
-        deadline = seat.proc.started + tc.startup_ms / 1000
-        try:
-            seat.proc.send(protocol.encode(hello), deadline)
-            protocol.parse_reply(seat.proc.readline(deadline), "ready")
-            seat.report.startup_ms = (time.perf_counter() - seat.proc.started) * 1000
-        except (BotTimeout, BotGone, LineTooLong, ProtocolError) as exc:
-            forfeit(seat, f"did not start: {exc}")
-            continue
-        _rest(seat)
+class Referee:
+    """The referee of one match: it starts the seats' bots, asks each for its decisions on
+    the clocks of `TimeControl`, and applies the fault policy (the module's docstring): a
+    strike plays the safe default, a forfeit stops the bot for good. Every fault is noted,
+    to be merged into the log where it happened."""
 
+    def __init__(self, game: Game, seats: list[_Seat], tc: TimeControl) -> None:
+        self.game = game
+        self.seats = seats
+        self.tc = tc
+        self.notes: list[tuple[int, Event]] = []
+        """(index in the game's events, note): where each note goes in the log."""
 
-def _rest(seat: _Seat) -> None:
-    """After a reply: remember the CPU clock, and freeze a bot known to work off-turn."""
-    if seat.box is not None:
-        seat.cpu_at_reply = seat.box.cpu_ns()
-        if seat.report.frozen_between_turns:
-            seat.box.freeze()
+    # ------------------------------------------------------------------ the match
 
-
-def _wake(seat: _Seat, tc: TimeControl, note: Any) -> None:
-    """Before a request: thaw, and catch a bot that burned CPU while it was not on turn."""
-    box = seat.box
-    if box is None:
-        return
-    box.thaw()
-    if seat.cpu_at_reply is not None and not seat.report.frozen_between_turns:
-        idle_ms = (box.cpu_ns() - seat.cpu_at_reply) / 1e6
-        seat.idle_cpu_ms += idle_ms
-        if idle_ms > tc.restless_cpu_ms or seat.idle_cpu_ms > tc.restless_total_ms:
-            seat.report.frozen_between_turns = True
-            note(
-                seat,
-                "restless",
-                f"used {idle_ms:.0f} ms of CPU while not on turn ({seat.idle_cpu_ms:.0f} ms "
-                "in this match); frozen between turns from now",
+    def start_all(self, resources: Limits, sandboxed: bool, seed: int) -> None:
+        """Start every bot at once, then wait for each `ready`: start-ups overlap."""
+        tc, game = self.tc, self.game
+        for seat in self.seats:
+            try:
+                seat.proc, seat.box, seat.plain_dir = start_bot(seat.source, sandboxed, resources)
+            except BadBot as exc:
+                self.forfeit(seat, f"did not start: {exc}")
+        for seat in self.seats:
+            if seat.proc is None:
+                continue
+            hello = protocol.hello(
+                seat=seat.index,
+                players=list(game.names),
+                ruleset=game.ruleset.name,
+                variants=game.variants.as_dict(),
+                limits=ruleset_limits(game.ruleset),
+                decision_ms=tc.decision_ms,
+                bank_ms=tc.bank_ms,
+                wall_factor=tc.wall_factor,
+                cpu_clock=seat.box is not None,
             )
+            hello["rng_seed"] = bot_seed(seed, seat.index)
+            deadline = seat.proc.started + tc.startup_ms / 1000
+            try:
+                seat.proc.send(protocol.encode(hello), deadline)
+                protocol.parse_reply(seat.proc.readline(deadline), "ready")
+                seat.report.startup_ms = (time.perf_counter() - seat.proc.started) * 1000
+            except (BotTimeout, BotGone, LineTooLong, ProtocolError) as exc:
+                self.forfeit(seat, f"did not start: {exc}")
+                continue
+            self._rest(seat)
 
+    def play(self) -> None:
+        """Play the game to its end, telling every seat each hand's end and the game's."""
+        game = self.game
+        reported = hand_start = 0
+        while not game.over:
+            game.apply(self.decide(self.seats[game.to_act]))
+            while reported < len(game.events):
+                event = game.events[reported]
+                if event["e"] == "hand":
+                    hand_start = reported
+                elif event["e"] == "hand-end":
+                    for seat in self.seats:
+                        self.tell_hand_end(seat, hand_start, reported)
+                reported += 1
+        assert game.result is not None
+        for seat in self.seats:
+            self.tell(seat, {"type": "game_end", "result": game.result, "ranks": self.ranks()})
+        for seat in self.seats:  # a moment for on_game_end hooks (and last words on stderr)
+            if seat.alive and seat.proc is not None:
+                if seat.box is not None:
+                    seat.box.thaw()
+                seat.proc.wait_exit(0.5)
 
-def _decide(game: Game, seat: _Seat, tc: TimeControl, note: Any, forfeit: Any) -> str:
-    legal = game.legal_actions()
-    if not seat.alive:
-        return safe_default(legal)
-    proc = seat.proc
-    assert proc is not None
-    _wake(seat, tc, note)
-    seat.request += 1
-    since = max(seat.sent_upto, game.hand_start_event)
-    view = observe(game, seat.index, since=since)
-    seat.sent_upto = view["history_end"]
-    cpu_ms = tc.decision_ms + seat.bank_ms
-    wall_ms = tc.wall_factor * tc.decision_ms + seat.wall_bank_ms
-    clock = DecisionClock(
-        seat.box.cpu_ns if seat.box is not None else None, cpu_ms=cpu_ms, wall_ms=wall_ms
-    )
-    message = protocol.act(
-        seat.request,
-        view,
-        bank_ms=int(seat.bank_ms),
-        cpu_ms=int(cpu_ms),
-        wall_ms=round(wall_ms),
-    )
-    action: str | None = None
-    try:
+    def ranks(self) -> list[int]:
+        assert self.game.result is not None
+        forfeited = [s.report.forfeited for s in self.seats]
+        return forfeit_ranks(self.game.result["totals"], forfeited)
+
+    def close(self) -> None:
+        """Undo every seat's start (processes, boxes, files), keeping what they wrote."""
+        for seat in self.seats:
+            self.silence(seat)
+            stop_bot(seat.proc, seat.box, seat.plain_dir)
+
+    # ------------------------------------------------------------------ faults
+
+    def note(self, seat: _Seat, kind: str, detail: str, **extra: Any) -> None:
+        """A fault, for the log (where the game is now) and the seat's report."""
+        detail = storable(detail)[:2000]
+        event: Event = {"e": "note", "seat": seat.index, "kind": kind, "detail": detail}
+        event.update(extra)
+        self.notes.append((len(self.game.events), event))
+        seat.report.faults.append({"kind": kind, "detail": detail, **extra})
+
+    def strike(self, seat: _Seat, kind: str, detail: str) -> str:
+        """Note a strike and return the safe default to play; the last strike forfeits."""
+        default = safe_default(self.game.legal_actions())
+        seat.report.strikes += 1
+        self.note(seat, kind, detail, strike=seat.report.strikes, played=default)
+        if seat.report.strikes >= self.tc.max_strikes:
+            self.forfeit(seat, f"{seat.report.strikes} strikes (last: {kind}: {detail})")
+        return default
+
+    def forfeit(self, seat: _Seat, reason: str) -> None:
+        """The seat is out: noted, its bot stopped; defaults play for it to the end."""
+        if seat.report.forfeited:
+            return
+        seat.report.forfeited = True
+        seat.report.forfeit_reason = storable(reason)
+        self.note(seat, "forfeit", reason)
+        self.silence(seat)
+
+    def silence(self, seat: _Seat) -> None:
+        """Stop the seat's bot, keeping the end of its stderr for its author (the box itself
+        is removed by `close`)."""
+        if seat.proc is not None and not seat.proc.closed:
+            seat.report.stderr = storable(seat.proc.stderr_text()[-4000:])
+            seat.proc.close()
+
+    # ------------------------------------------------------------------ one decision
+
+    def decide(self, seat: _Seat) -> str:
+        """The seat's action at its decision: its bot's answer, or the safe default when it
+        fails to give a legal one on the clocks."""
+        game, tc = self.game, self.tc
+        legal = game.legal_actions()
+        if not seat.alive:
+            return safe_default(legal)
+        proc = seat.proc
+        assert proc is not None
+        self._wake(seat)
+        seat.request += 1
+        since = max(seat.sent_upto, game.hand_start_event)
+        view = observe(game, seat.index, since=since)
+        seat.sent_upto = view["history_end"]
+        cpu_ms = tc.decision_ms + seat.bank_ms
+        wall_ms = tc.wall_factor * tc.decision_ms + seat.wall_bank_ms
+        clock = DecisionClock(
+            seat.box.cpu_ns if seat.box is not None else None, cpu_ms=cpu_ms, wall_ms=wall_ms
+        )
+        message = protocol.act(
+            seat.request,
+            view,
+            bank_ms=int(seat.bank_ms),
+            cpu_ms=int(cpu_ms),
+            wall_ms=round(wall_ms),
+        )
+        try:
+            action = self._answer(seat, proc, message, clock)
+        except BotTimeout:
+            seat.report.timeouts += 1
+            self._account(seat, clock)
+            self._rest(seat)
+            cpu, wall = clock.cpu_used_s() * 1000, clock.wall_used_s() * 1000
+            if clock.which_ran_out() == "cpu":
+                detail = f"no answer in {cpu:.0f} ms of CPU time ({wall:.0f} ms of wall time)"
+            else:
+                detail = f"no answer in {wall:.0f} ms of wall time ({cpu:.0f} ms of CPU time)"
+            return self.strike(seat, "timeout", detail)
+        except (BotGone, LineTooLong) as exc:
+            self._account(seat, clock)
+            reason = "crashed" if isinstance(exc, BotGone) else "protocol"
+            if seat.box is not None and seat.box.memory_exceeded():
+                limit = seat.box.limits.memory_mb
+                exc = BotGone(f"{exc} after reaching its memory limit ({limit} MiB)")
+            self.note(seat, reason, f"{exc}; stderr: {proc.stderr_text()[-1500:]}")
+            self.forfeit(seat, f"{reason}: {exc}")
+            return safe_default(legal)
+        except _Strike as strike:
+            self._account(seat, clock)
+            self._rest(seat)
+            return self.strike(seat, strike.kind, strike.detail)
+        self._account(seat, clock)
+        self._rest(seat)
+        if action not in game.moves:
+            return self.strike(seat, "illegal", f"illegal action {protocol.shown(action, 200)}")
+        return action
+
+    @staticmethod
+    def _answer(
+        seat: _Seat, proc: BotProcess, message: dict[str, Any], clock: DecisionClock
+    ) -> str:
+        """Send the request and read the bot's action for it; late answers to earlier
+        requests are skipped. Raises _Strike for a reply that is not one."""
         proc.send(protocol.encode(message), clock.wall_deadline, clock.wait)
-        while action is None:
+        while True:
             reply = proc.readline(clock.wall_deadline, clock.wait)
             try:
                 parsed = protocol.parse_reply(reply, "action")
@@ -442,43 +490,87 @@ def _decide(game: Game, seat: _Seat, tc: TimeControl, note: Any, forfeit: Any) -
             if reply_id is not None and 0 < reply_id < seat.request:
                 continue  # a late answer to an earlier request: ignore it
             if reply_id != seat.request:
-                raise _Strike(
-                    "protocol",
-                    f"reply for request {protocol.shown(parsed.get('id'))}, "
-                    f"expected {seat.request}",
+                shown = protocol.shown(parsed.get("id"))
+                raise _Strike("protocol", f"reply for request {shown}, expected {seat.request}")
+            action: str = parsed["action"]
+            return action
+
+    def _rest(self, seat: _Seat) -> None:
+        """After a reply: remember the CPU clock, and freeze a bot known to work off-turn."""
+        if seat.box is not None:
+            seat.cpu_at_reply = seat.box.cpu_ns()
+            if seat.report.frozen_between_turns:
+                seat.box.freeze()
+
+    def _wake(self, seat: _Seat) -> None:
+        """Before a request: thaw, and catch a bot that burned CPU while not on turn."""
+        box, tc = seat.box, self.tc
+        if box is None:
+            return
+        box.thaw()
+        if seat.cpu_at_reply is not None and not seat.report.frozen_between_turns:
+            idle_ms = (box.cpu_ns() - seat.cpu_at_reply) / 1e6
+            seat.idle_cpu_ms += idle_ms
+            if idle_ms > tc.restless_cpu_ms or seat.idle_cpu_ms > tc.restless_total_ms:
+                seat.report.frozen_between_turns = True
+                self.note(
+                    seat,
+                    "restless",
+                    f"used {idle_ms:.0f} ms of CPU while not on turn ({seat.idle_cpu_ms:.0f} "
+                    "ms in this match); frozen between turns from now",
                 )
-            action = parsed["action"]
-    except BotTimeout:
-        seat.report.timeouts += 1
-        _account(seat, tc, clock)
-        _rest(seat)
-        cpu, wall = clock.cpu_used_s() * 1000, clock.wall_used_s() * 1000
-        if clock.which_ran_out() == "cpu":
-            detail = f"no answer in {cpu:.0f} ms of CPU time ({wall:.0f} ms of wall time)"
-        else:
-            detail = f"no answer in {wall:.0f} ms of wall time ({cpu:.0f} ms of CPU time)"
-        return _strike(game, seat, tc, "timeout", detail, note, forfeit)
-    except (BotGone, LineTooLong) as exc:
-        _account(seat, tc, clock)
-        reason = "crashed" if isinstance(exc, BotGone) else "protocol"
-        if seat.box is not None and seat.box.memory_exceeded():
-            exc = BotGone(
-                f"{exc} after reaching its memory limit ({seat.box.limits.memory_mb} MiB)"
-            )
-        detail = f"{exc}; stderr: {proc.stderr_text()[-1500:]}"
-        note(seat, reason, detail)
-        forfeit(seat, f"{reason}: {exc}")
-        return safe_default(legal)
-    except _Strike as strike:
-        _account(seat, tc, clock)
-        _rest(seat)
-        return _strike(game, seat, tc, strike.kind, strike.detail, note, forfeit)
-    _account(seat, tc, clock)
-    _rest(seat)
-    if action not in game.moves:
-        detail = f"illegal action {protocol.shown(action, 200)}"
-        return _strike(game, seat, tc, "illegal", detail, note, forfeit)
-    return action
+
+    def _account(self, seat: _Seat, clock: DecisionClock) -> None:
+        """Charge a decision: the CPU bank pays for CPU past `decision_ms`, the wall bank
+        for wall time past `wall_factor * decision_ms`."""
+        tc, report = self.tc, seat.report
+        wall_ms = clock.wall_used_s() * 1000
+        cpu_ms = clock.cpu_used_s() * 1000
+        report.decisions += 1
+        report.think_ms += wall_ms
+        report.max_think_ms = max(report.max_think_ms, wall_ms)
+        seat.bank_ms = max(0.0, seat.bank_ms - max(0.0, cpu_ms - tc.decision_ms))
+        overrun = max(0.0, wall_ms - tc.wall_factor * tc.decision_ms)
+        seat.wall_bank_ms = max(0.0, seat.wall_bank_ms - overrun)
+        if seat.box is not None:
+            report.cpu_ms += cpu_ms
+
+    # ------------------------------------------------------------------ messages
+
+    def tell_hand_end(self, seat: _Seat, start: int, end: int) -> None:
+        """Scores of a finished hand, the cards everyone held (shown at scoring), and the
+        rest of that hand's events as this seat saw them."""
+        game = self.game
+        event = game.events[end]
+        since = max(seat.sent_upto, start)
+        history = [redact(e, seat.index) for e in game.events[since : end + 1]]
+        seat.sent_upto = end + 1
+        message = {
+            "type": "hand_end",
+            "hand": event["hand"],
+            "scores": event["scores"],
+            "totals": event["totals"],
+            "held": event["held"],
+            "history": history,
+        }
+        self.tell(seat, message)
+
+    def tell(self, seat: _Seat, message: dict[str, Any]) -> None:
+        """A message that wants no reply. A bot too busy to read it for a second (its input
+        pipe full) forfeits: a half-written line would garble everything after it."""
+        if not seat.alive:
+            return
+        assert seat.proc is not None
+        if seat.box is not None:
+            seat.box.thaw()
+        try:
+            seat.proc.send(protocol.encode(message), time.perf_counter() + 1.0)
+        except BotTimeout:
+            self.forfeit(seat, "stopped reading its input")
+        except BotGone:
+            pass
+        if seat.box is not None and seat.report.frozen_between_turns and seat.alive:
+            seat.box.freeze()
 
 
 class _Strike(Exception):
@@ -486,74 +578,3 @@ class _Strike(Exception):
         super().__init__(detail)
         self.kind = kind
         self.detail = detail
-
-
-def _account(seat: _Seat, tc: TimeControl, clock: DecisionClock) -> None:
-    """Charge a decision: the CPU bank pays for CPU past `decision_ms`, the wall bank for wall
-    time past `wall_factor * decision_ms`."""
-    report = seat.report
-    wall_ms = clock.wall_used_s() * 1000
-    cpu_ms = clock.cpu_used_s() * 1000
-    report.decisions += 1
-    report.think_ms += wall_ms
-    report.max_think_ms = max(report.max_think_ms, wall_ms)
-    seat.bank_ms = max(0.0, seat.bank_ms - max(0.0, cpu_ms - tc.decision_ms))
-    seat.wall_bank_ms = max(
-        0.0, seat.wall_bank_ms - max(0.0, wall_ms - tc.wall_factor * tc.decision_ms)
-    )
-    if seat.box is not None:
-        report.cpu_ms += cpu_ms
-
-
-def _strike(
-    game: Game, seat: _Seat, tc: TimeControl, kind: str, detail: str, note: Any, forfeit: Any
-) -> str:
-    legal = game.legal_actions()
-    default = safe_default(legal)
-    seat.report.strikes += 1
-    note(seat, kind, detail, strike=seat.report.strikes, played=default)
-    if seat.report.strikes >= tc.max_strikes:
-        forfeit(seat, f"{seat.report.strikes} strikes (last: {kind}: {detail})")
-    return default
-
-
-def _tell_hand_end(game: Game, seat: _Seat, start: int, end: int, forfeit: Any) -> None:
-    """Scores of a finished hand, the cards everyone held (shown at scoring), and the rest
-    of that hand's events as this seat saw them."""
-    event = game.events[end]
-    since = max(seat.sent_upto, start)
-    history = [redact(e, seat.index) for e in game.events[since : end + 1]]
-    seat.sent_upto = end + 1
-    message = {
-        "type": "hand_end",
-        "hand": event["hand"],
-        "scores": event["scores"],
-        "totals": event["totals"],
-        "held": event["held"],
-        "history": history,
-    }
-    _tell(seat, message, forfeit)
-
-
-def _tell(seat: _Seat, message: dict[str, Any], forfeit: Any) -> None:
-    """A message that wants no reply. A bot too busy to read it for a second (its input pipe
-    full) forfeits: a half-written line would garble everything after it."""
-    if not seat.alive:
-        return
-    assert seat.proc is not None
-    if seat.box is not None:
-        seat.box.thaw()
-    try:
-        seat.proc.send(protocol.encode(message), time.perf_counter() + 1.0)
-    except BotTimeout:
-        forfeit(seat, "stopped reading its input")
-    except BotGone:
-        pass
-    if seat.box is not None and seat.report.frozen_between_turns and seat.alive:
-        seat.box.freeze()
-
-
-def _stop(seat: _Seat) -> None:
-    if seat.proc is not None and not seat.proc.closed:
-        seat.report.stderr = storable(seat.proc.stderr_text()[-4000:])
-        seat.proc.close()
