@@ -4,9 +4,10 @@ Every decision goes through one small network (NumPy only): the observation as t
 feature vector (`bots.sdk.features`, 405 numbers), two hidden layers of 128 ReLU units, and one
 score per action of the fixed action space (`bots.sdk.actions`, 609 actions); the bot plays the
 legal action with the highest score. The weights (`weights.npz`, float16) were trained by
-`python -m bench.train_learned` in 21 minutes on two cores (imitation of `strong`'s choices
-on 104,598 positions reached by `strong` and then by the network itself, against `greedy` and
-`random` tables); the file's `meta` entry holds the command, the seed and the training figures.
+`python -m bench.train_learned` (seed 1, its default) in 21 minutes on two cores: imitation of
+`strong`'s choices on 104,598 positions reached by `strong` and then by the network itself,
+against `greedy` and `random` tables. The file's `meta` entry holds the command, the seed and
+the training figures.
 
 It needs NumPy (the ladder's Python runtime has 1.24) and no engine import, so it starts fast.
 """
