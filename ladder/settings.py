@@ -109,6 +109,7 @@ INSTALLED_APPS = [
     "ladder.accounts",
     "ladder.bots",
     "ladder.matches",
+    "ladder.matchmaking",
     "ladder.ratings",
     "ladder.tournaments",
     "django_celery_beat",
@@ -338,7 +339,7 @@ Ctrl-C kills the matches in play, and a Redis started with the site kept no mess
 several workers it would take matches from the living."""
 GRASS_MATCH_CAPACITY = env_int_or_auto("GRASS_MATCH_CAPACITY", None)
 """The matchmaker never lets queued + running matches exceed this. None (`auto`): ask the live
-workers how many processes they have (`ladder.matches.capacity`) and allow
+workers how many processes they have (`ladder.matchmaking.capacity`) and allow
 GRASS_MATCHES_PER_WORKER_PROCESS each, so a worker always finds its next match waiting, a
 worker host added or lost changes the flow within a minute, and with no worker up nothing
 is queued."""
@@ -388,7 +389,7 @@ DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "grass-ladder@localhost")
 # dropped rather than run late, since the next one is a few seconds away anyway.
 CELERY_BEAT_SCHEDULE = {
     "matchmaker": {
-        "task": "ladder.matches.tasks.matchmaker_tick",
+        "task": "ladder.matchmaking.tasks.matchmaker_tick",
         "schedule": 5.0,
         "options": {"expires": 5.0},
     },

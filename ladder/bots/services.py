@@ -23,7 +23,6 @@ from ladder.bots.models import Bot, BotBuild, BotVersion
 from ladder.bots.names import tidy_spaces
 from ladder.bots.runtimes import runtime_refusal
 from ladder.bots.selectors import bot_version_source
-from ladder.bots.signals import bot_disabled
 from ladder.storage import storage_save_addressed, storage_save_whole
 
 if TYPE_CHECKING:
@@ -219,36 +218,6 @@ def _validation_error(*, reason: str, stderr: str) -> str:
         error += "\n\nstderr (last lines):\n"
         error += stderr[-(VALIDATION_ERROR_CHARS - len(error)) :]
     return error
-
-
-def bot_disable_if_failing(*, bot_id: int) -> bool:
-    """Take a bot off the ladder when its last GRASS_DISABLE_AFTER_FORFEITS finished ladder
-    games were all forfeits (a crash, a broken protocol, strikes): it only spoils its
-    opponents' games. Returns whether it was disabled now. Runs in the caller's transaction;
-    listeners hear of it after commit."""
-    from ladder.matches.models import Match, MatchSeat
-
-    limit = settings.GRASS_DISABLE_AFTER_FORFEITS
-    if limit <= 0:
-        return False
-    last = list(
-        MatchSeat.objects.filter(
-            bot_version__bot_id=bot_id,
-            match__status=Match.Status.FINISHED,
-            match__rated=True,
-        )
-        .order_by("-match__finished", "-match_id")
-        .values_list("forfeited", "forfeit_reason")[:limit]
-    )
-    if len(last) < limit or not all(forfeited for forfeited, _ in last):
-        return False
-    reason = f"forfeited its last {limit} games; the last: {last[0][1]}"[:1000]
-    if not Bot.objects.filter(pk=bot_id, disabled__isnull=True).update(
-        disabled=timezone.now(), disabled_reason=reason
-    ):
-        return False
-    transaction.on_commit(lambda: bot_disabled.send(sender=Bot, bot_id=bot_id, reason=reason))
-    return True
 
 
 def bot_version_submit(*, bot: Bot, filename: str, data: bytes) -> BotVersion:

@@ -24,29 +24,22 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
 from bots.runner import runtime
 from bots.runner.match import MatchResult, TimeControl, play_match
 from engine.rules import RULESETS, Variants
-from ladder.bots.models import BotVersion
+from ladder.bots.models import Bot, BotVersion
 from ladder.bots.runtimes import expected_runtime, runtime_refusal
-from ladder.bots.services import bot_disable_if_failing, bot_version_runnable
-from ladder.matches.capacity import match_capacity, seat_capacity
+from ladder.bots.services import bot_version_runnable
+from ladder.bots.signals import bot_disabled
 from ladder.matches.models import Match, MatchSeat, PendingLog
 from ladder.matches.selectors import (
-    Candidate,
     match_seats,
-    matches_active_count,
-    matchmaker_candidates,
-    seats_active_count,
 )
-from ladder.matches.signals import match_settled
-from ladder.ratings.models import BotRating
-from ladder.ratings.selectors import HOME_RULESET
-from ladder.ratings.services import rating_apply
+from ladder.matches.signals import match_recorded, match_settled
 from ladder.storage import StorageFull, storage_save_whole
 
 logger = logging.getLogger(__name__)
@@ -270,103 +263,6 @@ def _requeue_or_give_up(
         return False
 
 
-MATCHMAKER_LOCK = 0x6772617373
-"""The PostgreSQL advisory lock key that makes matchmaker runs take turns ("grass")."""
-RECENT = timedelta(hours=24)
-"""The matchmaker prefers bots with few games in this period."""
-
-
-def matchmaker_fill(
-    *,
-    ruleset: str = "modern",
-    seats: int = 4,
-    capacity: int | None = None,
-    seat_limit: int | None = None,
-    rng: random.Random | None = None,
-) -> list[Match]:
-    """Queue matches until queued + running ones reach `capacity` (default `match_capacity()`:
-    GRASS_MATCH_CAPACITY, or sized from the live workers), and their seats `seat_limit`
-    (default `seat_capacity()` when `capacity` is not given: the live workers' cores times
-    GRASS_SEATS_PER_CORE; None: no seat limit); returns the new matches, each sent to the
-    workers after commit.
-
-    Each match is built around the bot with the fewest games in the last 24 hours (ties broken
-    at random by `rng`): the candidates are sorted by rating and the match takes the `seats`
-    bots (fewer if fewer can play) in a window of that order centred on it, so opponents are of
-    similar rating. A bot never holds two seats in one match; `match_create` shuffles the seats.
-    Fewer than 2 bots with a playable (valid) version: nothing is queued.
-
-    Runs in one transaction under an advisory lock on PostgreSQL, so two runs at once cannot
-    both count the same free capacity.
-    """
-    if not 2 <= seats <= 6:
-        raise ValueError(f"a match needs 2 to 6 seats, got {seats}")
-    if capacity is None:
-        # Before the lock: asking the workers takes a moment.
-        capacity = match_capacity()
-        if seat_limit is None:
-            seat_limit = seat_capacity()
-    rng = rng or random.Random()
-    created: list[Match] = []
-    with transaction.atomic():
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_advisory_xact_lock(%s)", [MATCHMAKER_LOCK])
-        free = capacity - matches_active_count()
-        if free <= 0:
-            return []
-        candidates = matchmaker_candidates(ruleset=ruleset, since=timezone.now() - RECENT)
-        size = min(seats, len(candidates))
-        if size < 2:
-            return []
-        if seat_limit is not None:
-            free = min(free, (seat_limit - seats_active_count()) // size)
-        games = {c.version.bot_id: c.recent_games for c in candidates}
-        for _ in range(free):
-            chosen = _matchmaker_pick(candidates, games=games, size=size, rng=rng)
-            created.append(
-                match_create(versions=[c.version for c in chosen], ruleset=ruleset, enqueue=True)
-            )
-            # Counted at once, so the next match of this run is built around another bot.
-            for c in chosen:
-                games[c.version.bot_id] += 1
-    return created
-
-
-def matchmaker_run(*, rng: random.Random | None = None) -> list[Match]:
-    """One beat tick of the ladder: fill the free capacity with one kind of table, picked at
-    random from GRASS_LADDER_TABLES (ruleset, seats). Over many ticks every kind is played, so
-    every ruleset's leaderboard fills and bots meet every table size; one kind per tick keeps a
-    tick's matches built from one ruleset's ratings."""
-    rng = rng or random.Random()
-    ruleset, seats = rng.choice(_tables_to_fill())
-    return matchmaker_fill(ruleset=ruleset, seats=seats, rng=rng)
-
-
-def _tables_to_fill() -> list[tuple[str, int]]:
-    """The kinds of table a tick may pick: every one in GRASS_LADDER_TABLES, except while the
-    leaderboard the home page shows (HOME_RULESET) has no rated game yet: then only that
-    ruleset's, so a new site's first games fill the board its visitors see first."""
-    tables = [(ruleset, seats) for ruleset, seats in settings.GRASS_LADDER_TABLES]
-    home = [(ruleset, seats) for ruleset, seats in tables if ruleset == HOME_RULESET]
-    if home and not BotRating.objects.filter(ruleset=HOME_RULESET, games__gt=0).exists():
-        return home
-    return tables
-
-
-def _matchmaker_pick(
-    candidates: list[Candidate], *, games: dict[int, int], size: int, rng: random.Random
-) -> list[Candidate]:
-    fewest = min(games.values())
-    pivot = rng.choice([c for c in candidates if games[c.version.bot_id] == fewest])
-    by_rating = sorted(candidates, key=lambda c: (c.rating, c.version.bot_id))
-    at = by_rating.index(pivot)
-    # Of the windows of `size` neighbours in rating order that hold the pivot, the narrowest.
-    starts = range(max(at - size + 1, 0), min(at, len(by_rating) - size) + 1)
-    start = min(starts, key=lambda i: by_rating[i + size - 1].rating - by_rating[i].rating)
-    return by_rating[start : start + size]
-
-
 FAULT_DETAIL_CHARS = 300
 
 
@@ -495,10 +391,39 @@ def _match_record(
         match.save(
             update_fields=["log", "log_sha256", "result", "status", "finished", "failure_reason"]
         )
+        # Ratings are applied by their app's receiver, in this transaction.
+        match_recorded.send(sender=Match, match=match)
         if match.rated:
-            rating_apply(match=match)
             for seat in seats:
                 if seat.forfeited:
                     bot_disable_if_failing(bot_id=seat.bot_version.bot_id)
         _settle_on_commit(match)
     return match
+
+
+def bot_disable_if_failing(*, bot_id: int) -> bool:
+    """Take a bot off the ladder when its last GRASS_DISABLE_AFTER_FORFEITS finished ladder
+    games were all forfeits (a crash, a broken protocol, strikes): it only spoils its
+    opponents' games. Returns whether it was disabled now. Runs in the caller's transaction;
+    listeners hear of it after commit."""
+    limit = settings.GRASS_DISABLE_AFTER_FORFEITS
+    if limit <= 0:
+        return False
+    last = list(
+        MatchSeat.objects.filter(
+            bot_version__bot_id=bot_id,
+            match__status=Match.Status.FINISHED,
+            match__rated=True,
+        )
+        .order_by("-match__finished", "-match_id")
+        .values_list("forfeited", "forfeit_reason")[:limit]
+    )
+    if len(last) < limit or not all(forfeited for forfeited, _ in last):
+        return False
+    reason = f"forfeited its last {limit} games; the last: {last[0][1]}"[:1000]
+    if not Bot.objects.filter(pk=bot_id, disabled__isnull=True).update(
+        disabled=timezone.now(), disabled_reason=reason
+    ):
+        return False
+    transaction.on_commit(lambda: bot_disabled.send(sender=Bot, bot_id=bot_id, reason=reason))
+    return True

@@ -1,6 +1,6 @@
 """Celery tasks of matches: thin, they take an id (or nothing) and call one service.
 
-`matchmaker_tick` and `sweep_matches` run on Celery beat (CELERY_BEAT_SCHEDULE in settings).
+`sweep_matches` runs on Celery beat (CELERY_BEAT_SCHEDULE in settings).
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from ladder.matches.services import (
     match_resend_lost,
     match_retry_failed,
     match_run,
-    matchmaker_run,
 )
 
 logger = logging.getLogger(__name__)
@@ -32,11 +31,6 @@ logger = logging.getLogger(__name__)
 @app.task(acks_late=True)
 def run_match(match_id: int) -> None:
     match_run(match_id=match_id)
-
-
-@app.task
-def matchmaker_tick() -> None:
-    matchmaker_run()
 
 
 @app.task

@@ -19,7 +19,7 @@ import pytest
 from bots.runner.botfiles import load_bot
 from ladder.bots.models import Bot, BotVersion
 from ladder.matches.models import Match
-from ladder.matches.services import matchmaker_fill
+from ladder.matchmaking.services import matchmaker_fill
 from tests.browser.conftest import foreign_requests
 from tests.ladder.conftest import sandbox_ready  # noqa: F401  (fixture)
 from tests.ladder.tournaments.conftest import (  # noqa: F401  (fixtures)

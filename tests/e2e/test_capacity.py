@@ -17,7 +17,7 @@ pytestmark = [
 def test_live_workers_report_their_processes_and_cores(celery: Any) -> None:
     import os
 
-    from ladder.matches.capacity import WorkerCapacity, worker_capacity
+    from ladder.matchmaking.capacity import WorkerCapacity, worker_capacity
 
     cores = len(os.sched_getaffinity(0))
     assert worker_capacity(timeout=0.5) == WorkerCapacity(0, 0)  # none running yet

@@ -9,10 +9,10 @@ import pytest
 from django.utils import timezone
 
 from ladder.bots.models import Bot
-from ladder.bots.services import bot_disable_if_failing
+from ladder.matches.services import bot_disable_if_failing
 from ladder.bots.signals import bot_disabled
 from ladder.matches.models import Match, MatchSeat
-from ladder.matches.selectors import matchmaker_candidates
+from ladder.matchmaking.selectors import matchmaker_candidates
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,8 @@ import pytest
 from ladder.bots.models import BotVersion
 from ladder.bots.services import bot_version_upload
 from ladder.matches.models import Match
-from ladder.matches.services import match_create, matchmaker_fill, matchmaker_run
+from ladder.matches.services import match_create
+from ladder.matchmaking.services import matchmaker_fill, matchmaker_run
 from ladder.matches.tasks import run_match
 from ladder.ratings.models import BotRating
 
@@ -171,7 +172,8 @@ def test_the_first_games_of_a_new_ladder_fill_the_home_pages_board(
 
 def test_beat_runs_the_matchmaker_and_the_sweep(bots: Any, settings: Any) -> None:
     from ladder.celery import app
-    from ladder.matches.tasks import matchmaker_tick, sweep_matches
+    from ladder.matches.tasks import sweep_matches
+    from ladder.matchmaking.tasks import matchmaker_tick
 
     app.loader.import_default_modules()  # every app's tasks module, as a worker loads them
     for entry in settings.CELERY_BEAT_SCHEDULE.values():
@@ -219,7 +221,7 @@ def test_auto_capacity_is_two_matches_per_live_worker_process(
     from django.core.cache import cache
 
     from ladder.celery import app
-    from ladder.matches.capacity import match_capacity, seat_capacity
+    from ladder.matchmaking.capacity import match_capacity, seat_capacity
 
     settings.GRASS_MATCH_CAPACITY = None  # auto
     cache.clear()

@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class MatchmakingConfig(AppConfig):
+    name = "ladder.matchmaking"
+    label = "matchmaking"
+    verbose_name = "Matchmaking"
