@@ -12,7 +12,9 @@ from ladder.worker_logging import quiet_stop
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ladder.settings")
 
-app = Celery("ladder")
+# DjangoTask: tasks gain delay_on_commit, which sends them once the surrounding transaction
+# commits (a worker must find the rows they name), instead of hand-written on_commit helpers.
+app = Celery("ladder", task_cls="celery.contrib.django.task:DjangoTask")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 # A stop (Ctrl-C of `make run`, systemctl stop): one INFO line per match cut short.

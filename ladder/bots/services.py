@@ -278,4 +278,5 @@ def _enqueue_validation_on_commit(*, version_id: int) -> None:
     # Imported here: tasks import services, not the other way round at import time.
     from ladder.bots.tasks import validate_version
 
-    transaction.on_commit(lambda: validate_version.delay(version_id))
+    # celery-types does not know DjangoTask (ladder/celery.py), which adds delay_on_commit.
+    validate_version.delay_on_commit(version_id)  # type: ignore[attr-defined]

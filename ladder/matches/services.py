@@ -105,7 +105,8 @@ def _enqueue_on_commit(*, match_id: int) -> None:
     # Imported here: tasks import services, not the other way round at import time.
     from ladder.matches.tasks import run_match
 
-    transaction.on_commit(lambda: run_match.delay(match_id))
+    # celery-types does not know DjangoTask (ladder/celery.py), which adds delay_on_commit.
+    run_match.delay_on_commit(match_id)  # type: ignore[attr-defined]
 
 
 def match_run(*, match_id: int) -> Match:

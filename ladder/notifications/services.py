@@ -14,7 +14,6 @@ import logging
 import time
 from dataclasses import dataclass
 from datetime import timedelta
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
@@ -162,7 +161,8 @@ def _enqueue_on_commit(delivery_ids: list[int]) -> None:
     from ladder.notifications.tasks import deliver
 
     for delivery_id in delivery_ids:
-        transaction.on_commit(partial(deliver.delay, delivery_id))
+        # celery-types does not know DjangoTask (ladder/celery.py), which adds delay_on_commit.
+        deliver.delay_on_commit(delivery_id)  # type: ignore[attr-defined]
 
 
 # --- sending --------------------------------------------------------------------------------

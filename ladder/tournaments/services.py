@@ -507,7 +507,8 @@ def _progress_on_commit(tournament_id: int) -> None:
     # Imported here: tasks import services, not the other way round at import time.
     from ladder.tournaments.tasks import progress_tournament
 
-    transaction.on_commit(lambda: progress_tournament.delay(tournament_id))
+    # celery-types does not know DjangoTask (ladder/celery.py), which adds delay_on_commit.
+    progress_tournament.delay_on_commit(tournament_id)  # type: ignore[attr-defined]
 
 
 # --- the organiser's controls ---------------------------------------------------------------
