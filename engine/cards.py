@@ -133,10 +133,6 @@ def distinct(cards: list[Card]) -> list[Card]:
 _ORDER_OF = ORDER.__getitem__
 
 
-def sort_cards(cards: list[Card]) -> list[Card]:
-    """Cards in canonical order, so that views and encodings never depend on arrival order."""
-    return sorted(cards, key=ORDER.__getitem__)
-
 
 def parse_card(text: str) -> Card:
     """The card kind for its text encoding, with an error that lists the valid names."""

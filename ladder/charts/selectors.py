@@ -200,17 +200,6 @@ def bot_results(*, bot_id: int, opponents: int = TOP_OPPONENTS) -> BotResults:
     )
 
 
-def results_by_seat(*, bot_id: int) -> list[SeatResult]:
-    """The bot's finished games by the seat index it held (0 first), every ruleset."""
-    return bot_results(bot_id=bot_id, opponents=0).seats
-
-
-def results_by_opponent(*, bot_id: int, limit: int = TOP_OPPONENTS) -> list[OpponentResult]:
-    """Head-to-head against the `limit` bots it met most often (finished matches, every
-    ruleset), most often first."""
-    return bot_results(bot_id=bot_id, opponents=limit).opponents
-
-
 @dataclass(frozen=True)
 class BotLine:
     bot_id: int
@@ -222,13 +211,6 @@ class BotLine:
 def top_bots(*, ruleset: str, n: int = 5) -> list[tuple[int, str, float, int]]:
     """The leaderboard's top `n` as (bot id, name, mu, games): one index range scan."""
     return [(r[0], r[1], r[3], r[4]) for r in leaderboard(ruleset=ruleset).rows()[:n]]
-
-
-def top_rating_history(*, ruleset: str, n: int = 5, limit: int = MAX_POINTS) -> list[BotLine]:
-    """The rating over time of the leaderboard's current top `n` in `ruleset`, best first."""
-    return rating_lines(
-        ruleset=ruleset, bot_ids=[bot_id for bot_id, *_ in top_bots(ruleset=ruleset, n=n)]
-    )
 
 
 def rating_lines(*, ruleset: str, bot_ids: list[int], limit: int = MAX_POINTS) -> list[BotLine]:

@@ -26,7 +26,7 @@ class MatchAdmin(admin.ModelAdmin):
 
     @admin.action(description="Void: take out of the ratings (rebuilds the rulesets' ratings)")
     def void(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
-        # Clearing "rated" by hand changes no rating until `manage.py ratings_recompute --apply`;
+        # Clearing "rated" by hand changes no rating until `manage.py ratings_rebuild --apply`;
         # this action does both at once.
         rebuilt = matches_void(match_ids=list(queryset.values_list("pk", flat=True)))
         summary = "; ".join(

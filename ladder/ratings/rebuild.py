@@ -4,7 +4,7 @@ a match has been voided (its `rated` flag cleared in the admin).
 
 The live path (`services.rating_apply`) and this one rate each game with the same
 `elo.rate_game`, so on an untouched ladder a rebuild finds nothing to change; `manage.py
-ratings_recompute` without `--apply` is that check.
+ratings_rebuild` without `--apply` is that check.
 """
 
 from __future__ import annotations

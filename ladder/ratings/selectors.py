@@ -12,7 +12,7 @@ from django.db.models import QuerySet
 
 from ladder.bots.names import display_name
 from ladder.ratings.elo import DEFAULT_PARAMS, EloParams, Rating, band
-from ladder.ratings.models import BotRating, RatingChange
+from ladder.ratings.models import BotRating
 
 HOME_RULESET = "modern"
 """The ruleset whose leaderboard the home page shows (`/` without ?ruleset=)."""
@@ -175,16 +175,6 @@ def leaderboard(*, ruleset: str, params: EloParams = DEFAULT_PARAMS) -> Leaderbo
     """Every bot rated in `ruleset`, best first (equal ratings in bot id order), as a lazy
     sequence: slice it (or hand it to a paginator) to read one page."""
     return Leaderboard(ruleset=ruleset, params=params)
-
-
-def rating_history(*, ruleset: str) -> list[list[tuple[int, int]]]:
-    """Every rated match in `ruleset` in the order it was rated, as `elo.recompute` takes it:
-    one list of (bot id, place) per match."""
-    games: dict[int, list[tuple[int, int]]] = {}
-    changes = RatingChange.objects.filter(ruleset=ruleset).order_by("id")
-    for change in changes.only("match_id", "bot_id", "place"):
-        games.setdefault(change.match_id, []).append((change.bot_id, change.place))
-    return list(games.values())
 
 
 @dataclass(frozen=True)

@@ -142,3 +142,15 @@ def finished_match() -> Any:
         return match
 
     return make
+
+
+def rated_games(*, ruleset: str) -> list[list[tuple[int, int]]]:
+    """Every rated match in `ruleset` in the order it was rated, as `elo.recompute` takes it:
+    one list of (bot id, place) per match (read back from the stored rating changes)."""
+    from ladder.ratings.models import RatingChange
+
+    games: dict[int, list[tuple[int, int]]] = {}
+    changes = RatingChange.objects.filter(ruleset=ruleset).order_by("id")
+    for change in changes.only("match_id", "bot_id", "place"):
+        games.setdefault(change.match_id, []).append((change.bot_id, change.place))
+    return list(games.values())

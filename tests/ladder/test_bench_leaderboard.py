@@ -71,7 +71,8 @@ def test_the_loader_writes_a_consistent_ladder() -> None:
     from ladder.matches.models import Match, MatchSeat
     from ladder.ratings.elo import recompute
     from ladder.ratings.models import BotRating, RatingChange
-    from ladder.ratings.selectors import leaderboard, rating_history
+    from ladder.ratings.selectors import leaderboard
+    from tests.ladder.conftest import rated_games
 
     size = BenchSize(bots=12, matches=150, seats=4)
     progress: Counter[str] = Counter()
@@ -93,7 +94,7 @@ def test_the_loader_writes_a_consistent_ladder() -> None:
     changes = set(RatingChange.objects.values_list("match_id", "bot_id", "place"))
     assert seats == changes and len(changes) == 600
     # The stored ratings are the Elo replay of the changes, and wins their first places.
-    replay = recompute(rating_history(ruleset="modern")).ratings
+    replay = recompute(rated_games(ruleset="modern")).ratings
     for rating in BotRating.objects.all():
         assert rating.mu == pytest.approx(replay[rating.bot_id].mu)
         assert rating.games == replay[rating.bot_id].games

@@ -327,7 +327,7 @@ def test_results_by_seat_and_by_opponent_count_each_pair_once(
     unfinished.status = "running"
     unfinished.save()
 
-    by_seat = {s.seat: s for s in selectors.results_by_seat(bot_id=a.bot_id)}
+    by_seat = {s.seat: s for s in selectors.bot_results(bot_id=a.bot_id).seats}
     assert set(by_seat) == {0, 1, 2}
     assert (by_seat[0].games, by_seat[0].wins, by_seat[0].average_place) == (2, 1, 1.5)
     assert by_seat[0].score == pytest.approx((1 + 1 + 0 + 0.5) / 4)
@@ -335,14 +335,14 @@ def test_results_by_seat_and_by_opponent_count_each_pair_once(
     assert by_seat[1].score == 0.5 and by_seat[1].average_place == 2
     assert by_seat[2].score == 0 and by_seat[2].wins == 0
 
-    opponents = selectors.results_by_opponent(bot_id=a.bot_id)
+    opponents = selectors.bot_results(bot_id=a.bot_id).opponents
     assert [(o.name, o.games, o.ahead, o.tied, o.behind) for o in opponents] == [
         ("ann/beta", 3, 1, 0, 2),
         ("ann/gamma", 3, 2, 0, 1),
         ("ann/delta", 2, 0, 1, 1),
     ]
     assert opponents[2].score == 0.25
-    assert selectors.results_by_opponent(bot_id=a.bot_id, limit=1)[0].name == "ann/beta"
+    assert selectors.bot_results(bot_id=a.bot_id, opponents=1).opponents[0].name == "ann/beta"
 
 
 @pytest.mark.django_db
@@ -353,14 +353,14 @@ def test_the_top_over_time_follows_the_leaderboard_order(
     for i in range(6):
         play(finished_match, [versions[i], versions[i + 1]], [1, 2])
     top = selectors.top_bots(ruleset="modern", n=5)
-    lines = selectors.top_rating_history(ruleset="modern", n=5)
+    lines = selectors.rating_lines(ruleset="modern", bot_ids=[row[0] for row in top])
     assert len(lines) == 5
     assert [line_.bot_id for line_ in lines] == [row[0] for row in top]
     for line_ in lines:
         rating = BotRating.objects.get(bot_id=line_.bot_id, ruleset="modern")
         assert line_.points[-1] == (rating.updated, rating.mu)
         assert [w for w, _ in line_.points] == sorted(w for w, _ in line_.points)
-    assert selectors.top_rating_history(ruleset="classic") == []
+    assert selectors.rating_lines(ruleset="classic", bot_ids=[row[0] for row in top]) == []
 
 
 @pytest.mark.django_db

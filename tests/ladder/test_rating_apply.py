@@ -10,8 +10,8 @@ from django.db import IntegrityError
 
 from ladder.ratings.elo import recompute
 from ladder.ratings.models import BotRating, RatingChange
-from ladder.ratings.selectors import rating_history
 from ladder.ratings.services import rating_apply, rating_wins_recount
+from tests.ladder.conftest import rated_games
 
 pytestmark = pytest.mark.django_db
 
@@ -28,7 +28,7 @@ def test_applied_ratings_match_a_recomputation_of_the_history(
     # Another ruleset is rated apart.
     rating_apply(match=finished_match(versions[:2], [2, 1], ruleset="classic"))
 
-    expected = recompute(rating_history(ruleset="modern"))
+    expected = recompute(rated_games(ruleset="modern"))
 
     stored = {r.bot_id: r for r in BotRating.objects.filter(ruleset="modern")}
     assert stored.keys() == expected.ratings.keys()

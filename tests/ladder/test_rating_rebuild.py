@@ -1,5 +1,5 @@
 """Rebuilding a ruleset's ratings from its matches (`ladder.ratings.rebuild`, `manage.py
-ratings_recompute`): nothing to change on an untouched ladder; new constants and voided matches
+ratings_rebuild`): nothing to change on an untouched ladder; new constants and voided matches
 give exactly what `elo.recompute` gives for the remaining history."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from ladder.matches.models import Match
 from ladder.ratings.elo import DEFAULT_PARAMS, EloParams, recompute
 from ladder.ratings.models import BotRating, RatingChange
 from ladder.ratings.rebuild import rating_rebuild
-from ladder.ratings.selectors import rating_history
 from ladder.ratings.services import rating_apply
+from tests.ladder.conftest import rated_games
 
 pytestmark = pytest.mark.django_db
 
@@ -60,7 +60,7 @@ def test_new_constants_rebuild_the_table_and_the_history(ladder: list[Match]) ->
     params = EloParams(k0=64.0, k_games=10.0)
     report = rating_rebuild(ruleset="modern", apply=True, params=params)
     assert report.applied and len(report.differences) == 5
-    expected = recompute(rating_history(ruleset="modern"), params)
+    expected = recompute(rated_games(ruleset="modern"), params)
     assert expected.ratings.keys() == _stored().keys()
     for bot_id, rating in expected.ratings.items():
         mu, games, _ = _stored()[bot_id]
@@ -111,18 +111,18 @@ def test_a_bot_whose_only_match_is_voided_starts_again(
 def test_the_command_reports_then_applies(ladder: list[Match]) -> None:
     Match.objects.filter(pk=ladder[3].pk).update(rated=False)
     out = StringIO()
-    call_command("ratings_recompute", "--ruleset", "modern", stdout=out)
+    call_command("ratings_rebuild", "--ruleset", "modern", stdout=out)
     assert "14 rated matches" in out.getvalue() and "dry run" in out.getvalue()
     assert RatingChange.objects.filter(match=ladder[3]).exists()
     out = StringIO()
-    call_command("ratings_recompute", "--ruleset", "modern", "--apply", stdout=out)
+    call_command("ratings_rebuild", "--ruleset", "modern", "--apply", stdout=out)
     assert "applied" in out.getvalue()
     assert not RatingChange.objects.filter(match=ladder[3]).exists()
     out = StringIO()
-    call_command("ratings_recompute", stdout=out)  # every ruleset, nothing left to change
+    call_command("ratings_rebuild", stdout=out)  # every ruleset, nothing left to change
     assert "0 bots differ" in out.getvalue() and "classic" in out.getvalue()
     with pytest.raises(CommandError, match="unknown ruleset 'poker'"):
-        call_command("ratings_recompute", "--ruleset", "poker")
+        call_command("ratings_rebuild", "--ruleset", "poker")
 
 
 def test_the_admin_voids_matches_and_rebuilds_their_ratings(

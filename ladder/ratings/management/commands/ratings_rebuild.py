@@ -1,4 +1,4 @@
-"""`manage.py ratings_recompute [--ruleset modern] [--apply] [--show 20]`: rate every rated
+"""`manage.py ratings_rebuild [--ruleset modern] [--apply] [--show 20]`: rate every rated
 match again from scratch (`ladder.ratings.rebuild`).
 
 Without `--apply` it is a check that writes nothing: it says how many bots' stored ratings differ
