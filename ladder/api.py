@@ -48,7 +48,7 @@ class AutoSchema(SpectacularAutoSchema):
 
     drf-spectacular lists only the success response; a client reading the schema would not
     know that a missing field is a 400 or an unknown id a 404, and tools that check the API
-    against its schema (tests/ladder/test_schemathesis.py) call every other status a lie.
+    against its schema (tests/ladder/site/test_schemathesis.py) call every other status a lie.
     `error_codes` says which errors an operation can answer, from its shape.
     """
 

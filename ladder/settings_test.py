@@ -37,7 +37,7 @@ MEDIA_ROOT = Path(tempfile.mkdtemp(prefix="grass-test-media-"))
 # The fast hasher: the tests create users, they do not test password storage.
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # A fixed matchmaker capacity: `auto` would ask the workers over the broker, and most tests run
-# none (tests/ladder/test_matchmaker.py and tests/e2e test auto).
+# none (tests/ladder/matchmaking/test_matchmaker.py and tests/e2e test auto).
 GRASS_MATCH_CAPACITY = 4
 # Uploads are validated during the request, as the upload tests expect the verdict in the answer.
 GRASS_VALIDATE_INLINE = True

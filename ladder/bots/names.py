@@ -54,7 +54,7 @@ the byte order mark), separators other than the plain space (no-break and ideogr
 line and paragraph separators), Unicode's Default_Ignorable_Code_Point (drawn as nothing
 whatever their category: the Hangul fillers are letters, variation selectors marks) and the
 blank Braille pattern U+2800. Written out (Unicode 14, Python 3.11's) so the schema's pattern
-is the same list; tests/ladder/test_bot_names.py derives it again from those rules."""
+is the same list; tests/ladder/bots/test_bot_names.py derives it again from those rules."""
 
 SEPARATOR = "/"
 """Between the owner and the bot in a display name; usernames cannot hold it, nor bot names."""

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from ladder.matches.models import Match
-from tests.ladder.test_replays import attach_log, game_log
+from tests.ladder.replays.test_replays import attach_log, game_log
 from tests.ladder.tournaments.conftest import make_tournament, organiser  # noqa: F401
 
 pytestmark = pytest.mark.django_db(transaction=True)

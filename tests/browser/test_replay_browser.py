@@ -15,7 +15,7 @@ import pytest
 
 from ladder.matches.models import Match
 from tests.browser.conftest import foreign_requests
-from tests.ladder.test_replays import attach_log, game_log
+from tests.ladder.replays.test_replays import attach_log, game_log
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -16,7 +16,7 @@ from ladder.bots.models import Bot, BotVersion
 from ladder.matches.models import Match, MatchSeat
 from ladder.ratings.services import rating_apply
 from tests.browser.conftest import foreign_requests
-from tests.ladder.test_replays import attach_log, game_log
+from tests.ladder.replays.test_replays import attach_log, game_log
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

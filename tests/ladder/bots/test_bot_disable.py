@@ -9,9 +9,9 @@ import pytest
 from django.utils import timezone
 
 from ladder.bots.models import Bot
-from ladder.matches.services import bot_disable_if_failing
 from ladder.bots.signals import bot_disabled
 from ladder.matches.models import Match, MatchSeat
+from ladder.matches.services import bot_disable_if_failing
 from ladder.matchmaking.selectors import matchmaker_candidates
 
 pytestmark = pytest.mark.django_db

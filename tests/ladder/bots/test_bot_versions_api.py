@@ -18,7 +18,7 @@ from ladder.bots.services import bot_create
 
 pytestmark = pytest.mark.django_db
 
-GREEDY = Path(__file__).resolve().parents[2] / "bots" / "examples" / "greedy" / "bot.py"
+GREEDY = Path(__file__).resolve().parents[3] / "bots" / "examples" / "greedy" / "bot.py"
 BROKEN = b"def choose(self, obs:\n    return 'end'\n"
 
 

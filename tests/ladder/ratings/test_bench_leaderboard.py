@@ -19,7 +19,7 @@ from django.core.management import CommandError, call_command
 
 from ladder.ratings.bench import BenchSize, bench_counts, load_bench_data, parse_wrk
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 WRK_OUTPUT = """\
 Running 20s test @ http://127.0.0.1:40123/api/leaderboard/?ruleset=modern

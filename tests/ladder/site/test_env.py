@@ -82,7 +82,7 @@ def test_helpers_fail_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
 
 # The production settings: ladder/settings.py run afresh under a given environment.
 
-SETTINGS = Path(__file__).resolve().parents[2] / "ladder" / "settings.py"
+SETTINGS = Path(__file__).resolve().parents[3] / "ladder" / "settings.py"
 PRODUCTION_VARIABLES = (
     "DEBUG",
     "SECRET_KEY",

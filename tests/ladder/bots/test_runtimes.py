@@ -28,7 +28,7 @@ from ladder.matches.services import match_create, match_run
 
 pytestmark = pytest.mark.django_db
 
-STARTERS = Path(__file__).resolve().parents[2] / "bots" / "starters"
+STARTERS = Path(__file__).resolve().parents[3] / "bots" / "starters"
 
 
 def submit(owner: Any, name: str, filename: str, data: bytes) -> BotVersion:

@@ -11,8 +11,8 @@ from ladder.bots.models import BotVersion
 from ladder.bots.services import bot_version_upload
 from ladder.matches.models import Match
 from ladder.matches.services import match_create
-from ladder.matchmaking.services import matchmaker_fill, matchmaker_run
 from ladder.matches.tasks import run_match
+from ladder.matchmaking.services import matchmaker_fill, matchmaker_run
 from ladder.ratings.models import BotRating
 
 pytestmark = pytest.mark.django_db

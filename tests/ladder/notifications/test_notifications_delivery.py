@@ -34,7 +34,7 @@ from ladder.notifications.tasks import deliver
 
 pytestmark = pytest.mark.django_db
 
-WEBHOOKS_MD = Path(__file__).resolve().parents[2] / "ladder" / "notifications" / "WEBHOOKS.md"
+WEBHOOKS_MD = Path(__file__).resolve().parents[3] / "ladder" / "notifications" / "WEBHOOKS.md"
 
 
 class Receiver:
