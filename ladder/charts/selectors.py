@@ -23,7 +23,7 @@ from ladder.ratings.selectors import leaderboard
 from ladder.tournaments import pairing
 from ladder.tournaments import standings as standings_rules
 from ladder.tournaments.models import Tournament
-from ladder.tournaments.services import tournament_standings
+from ladder.tournaments.selectors import tournament_standings
 
 MAX_POINTS = 200
 """Points per line at most: more than a 480-unit-wide chart can show apart."""

@@ -7,7 +7,6 @@ the problem; a step only the organiser may take is a 403.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from django.http import HttpResponse
@@ -33,9 +32,6 @@ from ladder.tournaments.selectors import (
     tournament_detail,
     tournament_list,
 )
-
-CREATE_PERMISSION = "tournaments.add_tournament"
-"""Who may organise: staff, and users given this permission in the admin."""
 
 
 def _service(call: Any, **kwargs: Any) -> Any:
@@ -136,7 +132,7 @@ class TournamentCreateApi(APIView):
         responses={201: TournamentSerializer},
     )
     def post(self, request: Request) -> Response:
-        if not request.user.has_perm(CREATE_PERMISSION):
+        if not request.user.has_perm(services.CREATE_PERMISSION):
             raise PermissionDenied("Only organisers (staff or given the permission) may do this.")
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -267,13 +263,6 @@ class TournamentEntryApi(APIView):
         return Response(EntrySerializer(entry).data)
 
 
-ACTIONS: dict[str, Callable[..., Tournament]] = {
-    "pause": services.tournament_pause,
-    "resume": services.tournament_resume,
-    "cancel": services.tournament_cancel,
-}
-
-
 class TournamentActionApi(APIView):
     """`POST /api/tournaments/{id}/{pause|resume|cancel}/`: the organiser's controls, one
     operation per action (see `ACTION_APIS`); the URL passes the action."""
@@ -282,7 +271,9 @@ class TournamentActionApi(APIView):
 
     def post(self, request: Request, tournament_id: int, action: str) -> Response:
         tournament = get_object_or_404(Tournament, pk=tournament_id)
-        tournament = _service(ACTIONS[action], tournament=tournament, user=request.user)
+        tournament = _service(
+            services.TOURNAMENT_ACTIONS[action], tournament=tournament, user=request.user
+        )
         return Response(TournamentSerializer(tournament).data)
 
 

@@ -11,9 +11,9 @@ from typing import Any
 
 from django.db.models import QuerySet
 
+from ladder.tournaments import pairing
 from ladder.tournaments import standings as standings_rules
 from ladder.tournaments.models import Entry, Round, Tournament
-from ladder.tournaments.services import tournament_standings
 
 UPCOMING = (
     Tournament.Status.SCHEDULED,
@@ -174,3 +174,36 @@ def tournament_archive(*, tournament: Tournament) -> bytes:
                             compress_type=zipfile.ZIP_STORED,
                         )
     return buffer.getvalue()
+
+
+def tournament_standings(t: Tournament) -> list[standings_rules.Standing]:
+    """The standings now, in the table's order, from the settled tables, byes and (single
+    elimination) the rounds advanced: the page, the API, the CSV and the chart all read this."""
+    results: list[standings_rules.TableResult] = []
+    byes: dict[int, int] = {}
+    # Elimination: the rounds each entrant advanced from (a bye or a table's "advancing").
+    advanced: dict[int, int] | None = None
+    if t.format == Tournament.Format.ELIMINATION:
+        advanced = {}
+    for r in t.rounds.prefetch_related("tables").order_by("number"):
+        for pk in r.byes:
+            byes[pk] = byes.get(pk, 0) + 1
+            if advanced is not None:
+                advanced[pk] = advanced.get(pk, 0) + 1
+        for table in r.tables.all():
+            if table.result is None:
+                continue
+            if advanced is not None:
+                for pk in table.result.get("advancing", []):
+                    advanced[pk] = advanced.get(pk, 0) + 1
+            results.append(
+                standings_rules.TableResult(
+                    table=pairing.Table(tuple(table.seats)),
+                    places={int(k): v for k, v in table.result["places"].items()},
+                    totals={int(k): v for k, v in table.result["totals"].items()},
+                )
+            )
+    entrants = list(
+        t.entries.filter(version__isnull=False).order_by("id").values_list("id", flat=True)
+    )
+    return standings_rules.standings(entrants, results, byes, seats=t.seats, advanced=advanced)

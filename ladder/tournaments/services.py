@@ -21,7 +21,7 @@ Rules worth knowing (also on the tournament page):
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -36,6 +36,7 @@ from ladder.matches.services import match_create
 from ladder.ratings.models import BotRating
 from ladder.tournaments import pairing, standings
 from ladder.tournaments.models import Entry, Round, Table, TableGame, Tournament
+from ladder.tournaments.selectors import tournament_standings
 from ladder.tournaments.signals import tournament_status_changed_on_commit
 
 
@@ -569,37 +570,16 @@ def _cancel(t: Tournament, reason: str) -> None:
     _unschedule_clock(t)
 
 
-# --- standings ------------------------------------------------------------------------------
+# --- who may do what -------------------------------------------------------------------------
 
 
-def tournament_standings(t: Tournament) -> list[standings.Standing]:
-    """The standings now, in the table's order, from the settled tables, byes and (single
-    elimination) the rounds advanced: the page, the API, the CSV and the chart all read this."""
-    results: list[standings.TableResult] = []
-    byes: dict[int, int] = {}
-    # Elimination: the rounds each entrant advanced from (a bye or a table's "advancing").
-    advanced: dict[int, int] | None = None
-    if t.format == Tournament.Format.ELIMINATION:
-        advanced = {}
-    for r in t.rounds.prefetch_related("tables").order_by("number"):
-        for pk in r.byes:
-            byes[pk] = byes.get(pk, 0) + 1
-            if advanced is not None:
-                advanced[pk] = advanced.get(pk, 0) + 1
-        for table in r.tables.all():
-            if table.result is None:
-                continue
-            if advanced is not None:
-                for pk in table.result.get("advancing", []):
-                    advanced[pk] = advanced.get(pk, 0) + 1
-            results.append(
-                standings.TableResult(
-                    table=pairing.Table(tuple(table.seats)),
-                    places={int(k): v for k, v in table.result["places"].items()},
-                    totals={int(k): v for k, v in table.result["totals"].items()},
-                )
-            )
-    entrants = list(
-        t.entries.filter(version__isnull=False).order_by("id").values_list("id", flat=True)
-    )
-    return standings.standings(entrants, results, byes, seats=t.seats, advanced=advanced)
+CREATE_PERMISSION = "tournaments.add_tournament"
+"""Who may organise: staff, and users given this permission in the admin."""
+
+TOURNAMENT_ACTIONS: dict[str, Callable[..., Tournament]] = {
+    "pause": tournament_pause,
+    "resume": tournament_resume,
+    "cancel": tournament_cancel,
+}
+"""What organisers do to a running tournament, by name (the API's and the page's
+`pause`, `resume`, `cancel`)."""

@@ -19,7 +19,6 @@ from engine.rules import RULESETS
 from ladder.bots.models import Bot
 from ladder.charts.pages import tournament_chart
 from ladder.tournaments import services, standings
-from ladder.tournaments.apis import CREATE_PERMISSION
 from ladder.tournaments.models import Entry, Tournament
 from ladder.tournaments.selectors import TournamentDetail, tournament_detail, tournament_list
 
@@ -33,7 +32,7 @@ def tournament_list_page(request: HttpRequest) -> HttpResponse:
             ("Finished", "finished"),
         )
     ]
-    may_create = request.user.has_perm(CREATE_PERMISSION)
+    may_create = request.user.has_perm(services.CREATE_PERMISSION)
     return render(request, "tournaments/list.html", {"groups": groups, "may_create": may_create})
 
 
@@ -110,10 +109,14 @@ def tournament_withdraw(request: HttpRequest, tournament_id: int, entry_id: int)
 @login_required
 @require_POST
 def tournament_control(request: HttpRequest, tournament_id: int, action: str) -> HttpResponse:
-    from ladder.tournaments.apis import ACTIONS
-
     tournament = get_object_or_404(Tournament, pk=tournament_id)
-    return _act(request, tournament_id, ACTIONS[action], tournament=tournament, user=request.user)
+    return _act(
+        request,
+        tournament_id,
+        services.TOURNAMENT_ACTIONS[action],
+        tournament=tournament,
+        user=request.user,
+    )
 
 
 class InvitedBotsField(forms.ModelMultipleChoiceField):
@@ -176,7 +179,7 @@ class TournamentForm(forms.ModelForm):
 
 @login_required
 def tournament_create_page(request: HttpRequest) -> HttpResponse:
-    if not request.user.has_perm(CREATE_PERMISSION):
+    if not request.user.has_perm(services.CREATE_PERMISSION):
         raise PermissionDenied("Only organisers may create tournaments.")
     form = TournamentForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
