@@ -20,6 +20,10 @@ def _log_path(match: Match, filename: str) -> str:
     return f"logs/{match.created:%Y/%m}/{filename}"
 
 
+def _replay_path(match: Match, filename: str) -> str:
+    return f"replays/{match.created:%Y/%m}/{filename}"
+
+
 class Match(models.Model):
     class Status(models.TextChoices):
         QUEUED = "queued", "queued"
@@ -48,6 +52,12 @@ class Match(models.Model):
     """The game's log, gzip-compressed JSON Lines (`engine.log.read_log` reads it). Empty on a
     finished match while its log waits in a PendingLog for storage to take it."""
     log_sha256 = models.CharField(max_length=64, blank=True)
+    replay = models.FileField(upload_to=_replay_path, blank=True, max_length=200)
+    """The replay viewer's document of the log (all cards face up), gzipped JSON, computed by
+    the worker when it recorded the match: opening the match page reads it, nothing is
+    replayed. Empty when it could not be stored (the viewer then computes it)."""
+    replay_engine = models.CharField(max_length=16, blank=True)
+    """The engine version that computed `replay`: another engine computes it again."""
     result = models.JSONField(null=True, blank=True)
     """The engine's result line: totals, per-hand scores, ranks."""
     rated = models.BooleanField(default=True)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import gzip
 import io
-import json
 import logging
 import time
 import zlib
@@ -18,6 +17,7 @@ from engine.game import ENGINE_VERSION, Event
 from engine.log import LogError, read_log
 from engine.replay_frames import document
 from ladder.matches.selectors import match_finished
+from ladder.matches.services import replay_pack
 
 MIB = 1024 * 1024
 UPLOAD_LIMIT = 5 * MIB
@@ -167,7 +167,7 @@ def replay_gzip(
         if before_compute is not None:
             before_compute()
         doc = replay_document(data=load(), seat=seat)
-        packed = gzip.compress(json.dumps(doc, separators=(",", ":")).encode(), compresslevel=6)
+        packed = replay_pack(doc)
         try:
             cache.set(key, packed, CACHE_SECONDS)
         except Exception:
@@ -197,3 +197,18 @@ def match_log_etag(*, match_id: int) -> str | None:
     if match is None or not match.log:
         return None
     return match.log_sha256 or None
+
+
+def match_replay_stored(*, match_id: int) -> bytes | None:
+    """The replay (every card face up) that the worker stored when it recorded the match, if
+    this engine computed it; None otherwise (then it is computed, and cached, on demand)."""
+    match = match_finished(match_id=match_id)
+    if match is None or not match.replay or match.replay_engine != ENGINE_VERSION:
+        return None
+    try:
+        with match.replay.open("rb") as handle:
+            data: bytes = handle.read()
+    except OSError:
+        logger.warning("match %s: stored replay unreadable", match_id, exc_info=True)
+        return None
+    return data

@@ -27,6 +27,7 @@ from ladder.replays.selectors import (
     Throttled,
     match_log_bytes,
     match_log_etag,
+    match_replay_stored,
     parse_view,
     replay_gzip,
 )
@@ -65,7 +66,11 @@ def _replay(
         return refused
     except ReplayError as exc:
         return _error(str(exc), exc.status)
-    # The cache holds the gzipped JSON: sent as it is to a browser that takes gzip (gzip_page
+    return _gzipped_json(request, packed)
+
+
+def _gzipped_json(request: HttpRequest, packed: bytes) -> HttpResponse:
+    # Replays are kept gzipped: sent as they are to a browser that takes gzip (gzip_page
     # leaves an encoded answer alone), unpacked for one that does not.
     if re_accepts_gzip.search(request.META.get("HTTP_ACCEPT_ENCODING", "")):
         response = HttpResponse(packed, content_type="application/json")
@@ -97,6 +102,12 @@ def match_replay_json(request: HttpRequest, match_id: int) -> HttpResponse:
     sha = match_log_etag(match_id=match_id)
     if sha is None:
         return _error("no finished match with that id", 404)
+    if request.GET.get("view") in (None, "", "all"):
+        stored = match_replay_stored(match_id=match_id)
+        if stored is not None:  # computed by the worker that recorded the match: a file read
+            response = _gzipped_json(request, stored)
+            response["Cache-Control"] = "public, max-age=3600"
+            return response
 
     def load() -> bytes:
         data = match_log_bytes(match_id=match_id)

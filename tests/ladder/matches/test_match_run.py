@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import io
+import json
 from typing import Any
 
 import pytest
@@ -175,3 +176,30 @@ def test_first_fault_details_keeps_each_kinds_first_detail_cut_short() -> None:
         "timeout": "no answer in 1200 ms",
         "illegal": "x" * match_services.FAULT_DETAIL_CHARS,
     }
+
+
+def test_the_worker_stores_the_replay_so_the_match_page_replays_nothing(
+    valid_version: Any, sandbox_ready: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from django.test import Client
+
+    from engine.game import ENGINE_VERSION
+    from engine.replay_frames import document
+    from ladder.replays import selectors as replay_selectors
+
+    match = match_create(versions=[valid_version("a"), valid_version("b")], limits={"max_hands": 1})
+    match_run(match_id=match.pk)
+    match.refresh_from_db()
+    assert match.replay and match.replay_engine == ENGINE_VERSION
+    with match.log.open("rb") as handle:
+        events = read_log(io.BytesIO(gzip.decompress(handle.read())))
+
+    def no_compute(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the stored replay must be served, not computed")
+
+    monkeypatch.setattr(replay_selectors, "document", no_compute)
+    served = Client().get(f"/matches/{match.pk}/replay.json", HTTP_ACCEPT_ENCODING="gzip")
+    assert served.status_code == 200 and served["Content-Encoding"] == "gzip"
+    assert json.loads(gzip.decompress(served.content)) == json.loads(
+        json.dumps(document(events, None))
+    )
