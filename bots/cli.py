@@ -102,25 +102,25 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from bots.bench import engine_throughput
+    from bench.engine import engine_throughput
 
     if args.peers:
-        from bots.bench_peers import peer_figures
+        from bench.peers import peer_figures
 
         print(json.dumps(peer_figures(args.seconds, tuple(args.players)), indent=2))
         return 0
     if args.replays:
-        from bots.bench_replays import replay_figures
+        from bench.replays import replay_figures
 
         print(json.dumps(replay_figures(args.games), indent=2))
         return 0
     if args.languages:
-        from bots.bench import language_figures
+        from bench.sandbox import language_figures
 
         print(json.dumps(language_figures(rounds=min(args.rounds, 300)), indent=2))
         return 0
     if args.sandbox:
-        from bots.bench import sandbox_figures
+        from bench.sandbox import sandbox_figures
 
         print(json.dumps(sandbox_figures(rounds=args.rounds, games=args.games), indent=2))
         return 0

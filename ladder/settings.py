@@ -48,6 +48,7 @@ Importing this module never touches the database, so the non-Django tests can lo
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import tempfile
 from datetime import timedelta
@@ -115,6 +116,8 @@ INSTALLED_APPS = [
     "django_celery_beat",
     "ladder.replays",
     "ladder.notifications",
+    # The benchmarks' management commands (bench/), when the checkout has them.
+    *(["bench"] if importlib.util.find_spec("bench") else []),
     # django-axes: failed logins counted per account and per address (see AXES_* below).
     "axes",
 ]

@@ -1,7 +1,7 @@
 """Ratings of the ladder: multiplayer Elo with an uncertainty band.
 
 The maths imports no Django: :mod:`ladder.ratings.elo` is plain functions over frozen
-dataclasses, and :mod:`ladder.ratings.simulate` (``python -m ladder.ratings.simulate``) measures
+dataclasses, and :mod:`bench.simulate` (``python -m bench.simulate``) measures
 how well they rank bots against OpenSkill and TrueSkill on simulated games. Beside them, the
 Django app stores them (``models``, ``services.rating_apply``, ``selectors.leaderboard``); this
 ``__init__`` imports only the maths, so it loads without Django.

@@ -39,7 +39,7 @@ The model, in full (every constant is a field of :class:`EloParams`):
 
   ``sigma0`` is how unsure we are about a bot that has not played: roughly the spread of ratings
   on the ladder.  The leaderboard shows ``mu +/- 2 * deviation`` (about a 95% band); the simulation
-  in :mod:`ladder.ratings.simulate` checks how often such bands cover the hidden true skill.
+  in :mod:`bench.simulate` checks how often such bands cover the hidden true skill.
 
 With equal K for everybody (same number of games, or everybody at ``k_min``), the changes of one
 game add up to zero, because ``S_ij + S_ji = 1`` and ``E_ij + E_ji = 1``.
@@ -101,7 +101,7 @@ class Rating:
 
 @dataclass(frozen=True, slots=True)
 class EloParams:
-    """The constants of the rating.  The defaults are tuned with :mod:`ladder.ratings.simulate`.
+    """The constants of the rating.  The defaults are tuned with :mod:`bench.simulate`.
 
     Tuning (50 bots, 2,000 games of 4 or of 2-6 seats, Plackett-Luce finishing orders, 20 seeds
     apart from the reported ones) showed that what matters is the product ``k0 * k_games``, the

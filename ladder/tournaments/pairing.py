@@ -270,7 +270,7 @@ def round_robin_schedule(
     shortest kept).  Then the meetings are evened out over the whole schedule: members of the
     busiest pairs are swapped between the tables of a round while that lowers the sum of
     squared meeting counts (:func:`_even_out`).  Tables follow :func:`table_plan`: no byes.
-    Under a second for 64 entrants at 6 seats (``python -m ladder.tournaments.bench``); the
+    Under a second for 64 entrants at 6 seats (``python -m bench.tournament``); the
     time grows like ``rounds * n ** 2``.  What holds:
 
     * every pair meets at least ``meetings`` times (by construction);
@@ -738,7 +738,7 @@ def swiss_round(
       (relative to its fair share) in ``history``.
 
     About 0.01 s for 1,000 entrants at 6 seats after 5 rounds (``python -m
-    ladder.tournaments.bench``): the work is linear in entrants times the window.
+    bench.tournament``): the work is linear in entrants times the window.
     """
     _check_seats(seats)
     players = _distinct(entrants, minimum=seats, what=f"a {seats}-seat Swiss round")

@@ -11,9 +11,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from bots.runner.botfiles import load_bot
-from bots.runner.series import SeriesConfig, plan
-from ladder.matches.management.commands.bench_pipeline import (
+from bench.management.commands.bench_pipeline import (
     Figures,
     bench_bot_names,
     bench_database_check,
@@ -24,6 +22,8 @@ from ladder.matches.management.commands.bench_pipeline import (
     overhead_pct,
     run_direct,
 )
+from bots.runner.botfiles import load_bot
+from bots.runner.series import SeriesConfig, plan
 from ladder.matches.models import Match
 
 POSTGRES = "django.db.backends.postgresql"

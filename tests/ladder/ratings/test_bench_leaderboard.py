@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from django.core.management import CommandError, call_command
 
-from ladder.ratings.bench import BenchSize, bench_counts, load_bench_data, parse_wrk
+from bench.leaderboard import BenchSize, bench_counts, load_bench_data, parse_wrk
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from ladder.ratings.simulate import (
+from bench.simulate import (
     SYSTEMS,
     Scenario,
     kendall_tau,

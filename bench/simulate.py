@@ -1,6 +1,6 @@
 """How well do ratings recover hidden skills?  Our Elo against OpenSkill and TrueSkill.
 
-Run ``python -m ladder.ratings.simulate`` (``--help`` for the options).  For each seed:
+Run ``python -m bench.simulate`` (``--help`` for the options).  For each seed:
 
 1. Every bot gets a hidden true skill ``theta ~ Normal(0, skill_sd)`` (natural-log strength: a bot
    ``theta`` ahead beats the other head-to-head with odds ``e ** theta``; ``skill_sd = 1`` is a
@@ -364,7 +364,7 @@ def _seats(text: str) -> tuple[int, int]:
 def _parser() -> argparse.ArgumentParser:
     defaults = Scenario()
     parser = argparse.ArgumentParser(
-        prog="python -m ladder.ratings.simulate",
+        prog="python -m bench.simulate",
         description="Kendall tau of our Elo, OpenSkill PL and TrueSkill against hidden skills.",
     )
     parser.add_argument("--players", type=int, default=defaults.players)

@@ -1,4 +1,4 @@
-"""How fast are pairing and standings?  ``python -m ladder.tournaments.bench`` (``--help``).
+"""How fast are pairing and standings?  ``python -m bench.tournament`` (``--help``).
 
 Simulates a Swiss tournament (by default 1,000 entrants at 6-seat tables for 5 rounds): every
 entrant has a hidden skill, each table's money totals are skill plus noise, and the places follow
@@ -115,7 +115,7 @@ def round_robin_figures(entrants: int, seats: int, *, seed: int) -> dict[str, An
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m ladder.tournaments.bench",
+        prog="python -m bench.tournament",
         description="Time Swiss pairing, standings and a round robin schedule (JSON lines).",
     )
     parser.add_argument("--entrants", type=int, default=1000, help="Swiss entrants")

@@ -8,7 +8,7 @@
 
 1. Refuses any database but a dedicated one: PostgreSQL, its name containing "bench" (the
    command empties it). Creates it if it does not exist, then runs `migrate`.
-2. Loads the ladder with COPY (`ladder.ratings.bench.load_bench_data`): users, bots, a valid
+2. Loads the ladder with COPY (`bench.leaderboard.load_bench_data`): users, bots, a valid
    version each, `--matches` finished matches of `--seats` seats, a rating change per seat, the
    ratings they lead to; then VACUUM ANALYZE. With `--keep` tables whose counts already match
    are reused, and the data is kept afterwards; without it the tables are emptied before and
@@ -53,7 +53,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ladder.ratings.bench import (
+from bench.leaderboard import (
     BenchSize,
     WrkResult,
     bench_counts,

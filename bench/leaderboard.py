@@ -1,6 +1,6 @@
 """The leaderboard benchmark's parts: a fast loader of a big ladder, and wrk's figures.
 
-`manage.py bench_leaderboard` (ladder/ratings/management/commands/bench_leaderboard.py) puts
+`manage.py bench_leaderboard` (bench/management/commands/bench_leaderboard.py) puts
 them together. The loader writes every table with PostgreSQL COPY on Django's own connection, in
 one transaction, into a schema made by `migrate`: users, bots, one valid version each, finished
 matches with their seats, a RatingChange per seat and the BotRating rows they lead to. The

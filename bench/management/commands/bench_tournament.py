@@ -34,10 +34,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table as RichTable
 
-from bots.runner.botfiles import load_bot
-from ladder.bots.models import Bot, BotVersion
-from ladder.bots.services import bot_create, bot_version_upload
-from ladder.matches.management.commands.bench_pipeline import (
+from bench.management.commands.bench_pipeline import (
     DEFAULT_BROKER,
     BenchWorker,
     bench_database_check,
@@ -45,7 +42,10 @@ from ladder.matches.management.commands.bench_pipeline import (
     bench_queue_delete,
     bench_use_broker,
 )
-from ladder.tournaments.bench import main as pairing_bench
+from bench.tournament import main as pairing_bench
+from bots.runner.botfiles import load_bot
+from ladder.bots.models import Bot, BotVersion
+from ladder.bots.services import bot_create, bot_version_upload
 from ladder.tournaments.models import Round, Tournament
 from ladder.tournaments.services import (
     tournament_cancel,
