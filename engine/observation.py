@@ -12,7 +12,7 @@ from typing import Any
 from engine.cards import ORDER, Card
 from engine.game import Event, Game
 from engine.rules import ruleset_limits
-from engine.state import PHASE_TEXT, Phase
+from engine.state import PHASE_TEXT, Phase, Seat
 
 _TEXT: dict[Card, str] = {card: card.value for card in Card}
 _ORDER_OF = ORDER.__getitem__
@@ -49,6 +49,23 @@ def redact(event: Event, seat: int | None) -> Event:
     return shown
 
 
+def public_seat(s: Seat) -> dict[str, Any]:
+    """A seat as every player sees it: `observe()`'s entry in `seats`. Shared with whatever
+    sends observations as changes (the bot runner's protocol version 2), so that a seat's entry
+    has one definition."""
+    return {
+        "name": s.name,
+        "cards": len(s.hand),
+        "market_open": s.market_open,
+        "heat": _texts(s.heat),
+        "hassle_under": _texts(s.hassle_under),
+        "unprotected": _sorted(s.unprotected),
+        "protected": [{"card": _TEXT[p], "covers": _sorted(group)} for p, group in s.protected],
+        "skips": s.skips,
+        "extra_turns": s.extra_turns,
+    }
+
+
 def observe(game: Game, seat: int, since: int | None = None) -> dict[str, Any]:
     """What `seat` knows now. Raises IndexError for a seat that is not in the game.
 
@@ -78,22 +95,7 @@ def observe(game: Game, seat: int, since: int | None = None) -> dict[str, Any]:
         "hand": _sorted(me.hand),
         "stack": len(t.stack),
         "wasted": _texts(t.wasted),
-        "seats": [
-            {
-                "name": s.name,
-                "cards": len(s.hand),
-                "market_open": s.market_open,
-                "heat": _texts(s.heat),
-                "hassle_under": _texts(s.hassle_under),
-                "unprotected": _sorted(s.unprotected),
-                "protected": [
-                    {"card": _TEXT[p], "covers": _sorted(group)} for p, group in s.protected
-                ],
-                "skips": s.skips,
-                "extra_turns": s.extra_turns,
-            }
-            for s in t.seats
-        ],
+        "seats": [public_seat(s) for s in t.seats],
         "totals": list(t.totals),
         "hand_scores": [[score.score for score in hand] for hand in t.hand_scores],
         "notes": [list(note) for note in me.notes],
