@@ -28,14 +28,14 @@ from bots.protocol import ProtocolError
 from bots.runner import runtime, sandbox
 from bots.runner.botfiles import BadBot, BotSource, check_tree
 from bots.runner.clock import DecisionClock
+from bots.runner.feed import Feed, Feeds
 from bots.runner.home import plain_runtime_dir
 from bots.runner.languages import Language, detect
 from bots.runner.process import BotGone, BotProcess, BotTimeout, LineTooLong
 from bots.runner.sandbox import Box, Limits, SandboxUnavailable
-from engine import Variants, new_game, observe
+from engine import Variants, new_game
 from engine.game import Event, Game
 from engine.log import dumps
-from engine.observation import redact
 from engine.rules import ruleset_limits
 
 
@@ -78,6 +78,8 @@ class SeatReport:
     forfeit_reason: str = ""
     frozen_between_turns: bool = False
     stderr: str = ""
+    protocol: int = 1
+    """The protocol version the bot chose in `ready` (bots/PROTOCOL.md)."""
 
     @property
     def mean_think_ms(self) -> float:
@@ -138,7 +140,8 @@ class _Seat:
         self.box: Box | None = None
         self.plain_dir: Path | None = None
         self.request = 0
-        self.sent_upto = 0
+        self.feed: Feed | None = None
+        """What the seat is sent, in the protocol version its bot chose (after `ready`)."""
         self.cpu_at_reply: int | None = None
         self.idle_cpu_ms = 0.0
 
@@ -307,6 +310,7 @@ class Referee:
         self.tc = tc
         self.notes: list[tuple[int, Event]] = []
         """(index in the game's events, note): where each note goes in the log."""
+        self.feeds = Feeds(game)
 
     # ------------------------------------------------------------------ the match
 
@@ -331,16 +335,20 @@ class Referee:
                 bank_ms=tc.bank_ms,
                 wall_factor=tc.wall_factor,
                 cpu_clock=seat.box is not None,
+                protocols=protocol.PROTOCOLS,
             )
             hello["rng_seed"] = bot_seed(seed, seat.index)
             deadline = seat.proc.started + tc.startup_ms / 1000
             try:
                 seat.proc.send(protocol.encode(hello), deadline)
-                protocol.parse_reply(seat.proc.readline(deadline), "ready")
+                ready = protocol.parse_reply(seat.proc.readline(deadline), "ready")
                 seat.report.startup_ms = (time.perf_counter() - seat.proc.started) * 1000
             except (BotTimeout, BotGone, LineTooLong, ProtocolError) as exc:
                 self.forfeit(seat, f"did not start: {exc}")
                 continue
+            # The bot says which version it speaks; it is spoken to it for the whole match.
+            seat.report.protocol = protocol.chosen_version(ready)
+            seat.feed = self.feeds.for_seat(seat.index, seat.report.protocol)
             self._rest(seat)
 
     def play(self) -> None:
@@ -421,27 +429,20 @@ class Referee:
         legal = game.legal_actions()
         if not seat.alive:
             return safe_default(legal)
-        proc = seat.proc
-        assert proc is not None
+        proc, feed = seat.proc, seat.feed
+        assert proc is not None and feed is not None
         self._wake(seat)
         seat.request += 1
-        since = max(seat.sent_upto, game.hand_start_event)
-        view = observe(game, seat.index, since=since)
-        seat.sent_upto = view["history_end"]
         cpu_ms = tc.decision_ms + seat.bank_ms
         wall_ms = tc.wall_factor * tc.decision_ms + seat.wall_bank_ms
         clock = DecisionClock(
             seat.box.cpu_ns if seat.box is not None else None, cpu_ms=cpu_ms, wall_ms=wall_ms
         )
-        message = protocol.act(
-            seat.request,
-            view,
-            bank_ms=int(seat.bank_ms),
-            cpu_ms=int(cpu_ms),
-            wall_ms=round(wall_ms),
+        line = feed.act(
+            seat.request, bank_ms=int(seat.bank_ms), cpu_ms=int(cpu_ms), wall_ms=round(wall_ms)
         )
         try:
-            action = self._answer(seat, proc, message, clock)
+            action = self._answer(seat, proc, line, clock)
         except BotTimeout:
             seat.report.timeouts += 1
             self._account(seat, clock)
@@ -472,12 +473,10 @@ class Referee:
         return action
 
     @staticmethod
-    def _answer(
-        seat: _Seat, proc: BotProcess, message: dict[str, Any], clock: DecisionClock
-    ) -> str:
-        """Send the request and read the bot's action for it; late answers to earlier
+    def _answer(seat: _Seat, proc: BotProcess, line: bytes, clock: DecisionClock) -> str:
+        """Send the request's line and read the bot's action for it; late answers to earlier
         requests are skipped. Raises _Strike for a reply that is not one."""
-        proc.send(protocol.encode(message), clock.wall_deadline, clock.wait)
+        proc.send(line, clock.wall_deadline, clock.wait)
         while True:
             reply = proc.readline(clock.wall_deadline, clock.wait)
             try:
@@ -539,32 +538,22 @@ class Referee:
 
     def tell_hand_end(self, seat: _Seat, start: int, end: int) -> None:
         """Scores of a finished hand, the cards everyone held (shown at scoring), and the
-        rest of that hand's events as this seat saw them."""
-        game = self.game
-        event = game.events[end]
-        since = max(seat.sent_upto, start)
-        history = [redact(e, seat.index) for e in game.events[since : end + 1]]
-        seat.sent_upto = end + 1
-        message = {
-            "type": "hand_end",
-            "hand": event["hand"],
-            "scores": event["scores"],
-            "totals": event["totals"],
-            "held": event["held"],
-            "history": history,
-        }
-        self.tell(seat, message)
+        rest of that hand's events as this seat saw them (`Feed.hand_end`)."""
+        if seat.alive and seat.feed is not None:
+            self.tell(seat, seat.feed.hand_end(start, end))
 
-    def tell(self, seat: _Seat, message: dict[str, Any]) -> None:
-        """A message that wants no reply. A bot too busy to read it for a second (its input
-        pipe full) forfeits: a half-written line would garble everything after it."""
+    def tell(self, seat: _Seat, message: dict[str, Any] | bytes) -> None:
+        """A message (or its encoded line) that wants no reply. A bot too busy to read it for
+        a second (its input pipe full) forfeits: a half-written line would garble everything
+        after it."""
         if not seat.alive:
             return
         assert seat.proc is not None
         if seat.box is not None:
             seat.box.thaw()
+        line = message if isinstance(message, bytes) else protocol.encode(message)
         try:
-            seat.proc.send(protocol.encode(message), time.perf_counter() + 1.0)
+            seat.proc.send(line, time.perf_counter() + 1.0)
         except BotTimeout:
             self.forfeit(seat, "stopped reading its input")
         except BotGone:

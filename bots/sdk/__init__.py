@@ -13,6 +13,8 @@
 return one of them). Deals are optional: return a `Deal` from `propose_deal` and the SDK walks
 the deal's sub-decisions for you; `answer_deal` says yes or no to other players' offers.
 Standard library only, so it runs unchanged in the ladder's sandbox. Protocol: bots/PROTOCOL.md.
+The SDK speaks version 2 when the runner offers it (each request carries what changed, and the
+SDK rebuilds the whole observation), version 1 otherwise; `choose` sees the same `Observation`.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import json
 import sys
 import time
 
-from bots.protocol import PROTOCOL_VERSION, encode
+from bots.protocol import PROTOCOLS, apply_changes, apply_hand_end, encode, initial_view
 
 # Bots start faster without importing typing or dataclasses (about 30 ms); mypy reads this.
 TYPE_CHECKING = False
@@ -71,7 +73,8 @@ class SeatView:
 class Observation:
     """What this bot's seat knows at a decision; `raw` is the protocol's dict (field by field
     in bots/PROTOCOL.md). `history` holds this hand's events as the seat saw them,
-    accumulated by the SDK across requests."""
+    accumulated by the SDK across requests. Treat `raw` as read-only: in protocol version 2
+    the parts that did not change are the previous request's, and the next one's."""
 
     def __init__(
         self,
@@ -137,6 +140,10 @@ class Bot:
     """Base class for a dealer. Only `choose` is required."""
 
     name = "bot"
+    protocol = 2
+    """The newest protocol version the SDK may speak for this bot: it answers `hello` with the
+    newest the runner offers up to this. Set 1 to be sent whole observations (for example to
+    compare); the bot's `Observation`s are the same either way."""
 
     def choose(self, obs: Observation) -> str:
         """Return one of `obs.legal`."""
@@ -170,6 +177,22 @@ class _Driver:
         self.plan: Deal | None = None
         self.history: list[dict[str, Any]] = []
         self.hand = 0
+        self.hello: Message = {}
+        self.view: dict[str, Any] = {}
+        """Version 2: the observation at the last request, to apply the next changes to."""
+
+    def start(self, hello: Message) -> int:
+        """The version to answer `hello` with: the newest the runner offers (in
+        `hello.protocols`; a runner without it speaks only version 1) up to `Bot.protocol`."""
+        self.hello = hello
+        offered = hello.get("protocols") or [1]
+        usable = [v for v in offered if v in PROTOCOLS and v <= self.bot.protocol]
+        return max(usable, default=1)
+
+    def hand_end(self, message: Message) -> None:
+        """A hand was scored: version 2 requests carry no totals or hand scores."""
+        if self.view:
+            self.view = apply_hand_end(self.view, message)
 
     def decide(self, obs: Observation) -> str:
         legal = obs.legal
@@ -207,7 +230,14 @@ class _Driver:
         return choice if choice in legal else legal[0]
 
     def observation(self, message: Message, received: float | None = None) -> Observation:
-        data = message["observation"]
+        """The request's observation: sent whole (version 1) or rebuilt from what changed
+        (version 2). The message says which, so the SDK follows whatever the runner speaks."""
+        changes = message.get("changes")
+        if changes is None:
+            data = message["observation"]
+        else:
+            view = self.view or initial_view(self.hello)
+            data = self.view = apply_changes(view, changes)
         if data["hand_number"] != self.hand:
             self.hand = data["hand_number"]
             self.history = []
@@ -231,11 +261,13 @@ def serve(bot: Bot, stdin: IO[str], stdout: IO[bytes]) -> None:
         kind = message.get("type")
         if kind == "hello":
             bot.on_game_start(message)
-            stdout.write(encode({"type": "ready", "protocol": PROTOCOL_VERSION, "name": bot.name}))
+            version = driver.start(message)
+            stdout.write(encode({"type": "ready", "protocol": version, "name": bot.name}))
         elif kind == "act":
             action = driver.decide(driver.observation(message, received))
             stdout.write(encode({"type": "action", "id": message["id"], "action": action}))
         elif kind == "hand_end":
+            driver.hand_end(message)
             bot.on_hand_end(message)
         elif kind == "game_end":
             bot.on_game_end(message)
