@@ -114,6 +114,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
         print(json.dumps(replay_figures(args.games), indent=2))
         return 0
+    if args.runner:
+        from bench.runner import runner_figures
+
+        print(json.dumps(runner_figures(games=args.games), indent=2))
+        return 0
     if args.languages:
         from bench.sandbox import language_figures
 
@@ -375,9 +380,14 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="per language: start-up and round trip of its starter bot, sandboxed vs plain",
     )
+    bench.add_argument(
+        "--runner",
+        action="store_true",
+        help="the runner's CPU per request and act sizes, protocol 1 vs 2, beside the engine",
+    )
     bench.add_argument("--rounds", type=int, default=2000, help="round trips (with --sandbox)")
     bench.add_argument(
-        "--games", type=int, default=3, help="games per mode (with --sandbox or --replays)"
+        "--games", type=int, default=3, help="games per mode (--sandbox, --replays, --runner)"
     )
     bench.set_defaults(run=cmd_bench)
     _ladder_parsers(sub)
