@@ -133,7 +133,6 @@ def distinct(cards: list[Card]) -> list[Card]:
 _ORDER_OF = ORDER.__getitem__
 
 
-
 def parse_card(text: str) -> Card:
     """The card kind for its text encoding, with an error that lists the valid names."""
     try:
