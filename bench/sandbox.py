@@ -199,7 +199,8 @@ def sandbox_figures(rounds: int = 2000, games: int = 3) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------- languages
 
-STARTERS = Path(__file__).resolve().parent / "starters"
+STARTERS = Path(__file__).resolve().parent.parent / "bots" / "starters"
+LANGUAGES = ("python", "javascript", "cpp", "rust", "java", "binary")
 
 
 def _starter(language: str, sandboxed: bool) -> BotSource:
@@ -224,14 +225,16 @@ def _starter(language: str, sandboxed: bool) -> BotSource:
     return made.source(source)
 
 
-def language_figures(rounds: int = 300, starts: int = 7) -> dict[str, Any]:
+def language_figures(
+    rounds: int = 300, starts: int = 7, languages: tuple[str, ...] = LANGUAGES
+) -> dict[str, Any]:
     """Per language of the runtime image: process start to `ready`, and the median round
     trip of real `act` messages, for the starter bot sandboxed and plain (this machine's own
     interpreters), measured in the same run. Goals (issue "Bot runtimes"): start-up at most
     3x plain, round trip at most 1.5x plain."""
     messages = _act_messages(rounds)
     figures: dict[str, Any] = {}
-    for language in ("python", "javascript", "cpp", "rust", "java", "binary"):
+    for language in languages:
         row: dict[str, float] = {}
         for mode in ("plain", "sandboxed"):
             bot = _starter(language, sandboxed=mode == "sandboxed")
