@@ -1139,8 +1139,8 @@ SLOW_OPPONENT = """
         def choose(self, obs):
             if obs.phase == "turn":
                 self.turns += 1
-                if self.turns <= 5:
-                    time.sleep(0.15)  # long turns, without using CPU
+                if self.turns <= 8:
+                    time.sleep(0.3)  # long turns, without using CPU
             return obs.legal[0]
 
 
@@ -1190,10 +1190,13 @@ SPINNER = """
 
 @pytest.mark.cgroups
 def test_a_bot_busy_between_turns_is_frozen(sandbox_ready: None) -> None:
+    # Long turns (0.3 s) so that a spinner given a fifth of a core on a loaded machine (or in
+    # the emulated cgroup v2 guest) still burns the 50 ms that get it noticed within a turn or
+    # two; roomy clocks, so those turns cost the sleeper no strike however slow the machine.
     opponent = raw_bot(SLOW_OPPONENT, name="slow")
-    match = play(hostile(SPINNER), opponent)
+    match = play(hostile(SPINNER), opponent, time_control=ROOMY)
     attacker = match.seats[0]
-    assert attacker.frozen_between_turns
+    assert attacker.frozen_between_turns, (attacker.faults, match.seats[1].faults)
     assert fault_kinds(attacker) == ["restless"]
     assert "while not on turn" in attacker.faults[0]["detail"]
     # The spinner ran through the opponent's long turns until noticed, and hardly at all

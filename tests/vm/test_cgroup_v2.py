@@ -17,6 +17,7 @@ on while the host gives its vCPUs no time, and the guest cannot tell (no steal t
 from __future__ import annotations
 
 import atexit
+import contextlib
 import fcntl
 import hashlib
 import os
@@ -32,6 +33,7 @@ from bots.runner import runtime
 HERE = Path(__file__).resolve().parent
 PROJECT = HERE.parent.parent
 CACHE = Path(os.environ.get("GRASS_VM_CACHE", "/var/cache/grass/vm"))
+BUILD_SECONDS = 900
 BOOT_SECONDS = 1200
 """Generous: the whole run takes about 150 s emulated on an idle 2-core machine."""
 
@@ -55,7 +57,7 @@ def guest_image() -> Path:
                 ["bash", str(HERE / "guest-image.sh"), str(folder)],
                 capture_output=True,
                 text=True,
-                timeout=900,
+                timeout=BUILD_SECONDS,
                 check=False,
             )
             assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
@@ -64,7 +66,9 @@ def guest_image() -> Path:
 
 def run_guest(image: Path, tests: list[str], console: Path) -> str:
     """Boot the guest to run `tests` (pytest arguments); its serial console's text."""
-    guest = subprocess.Popen(guest_command(image, tests, console), stdout=subprocess.DEVNULL)
+    guest = subprocess.Popen(
+        guest_command(image, tests, console), stdout=subprocess.DEVNULL, preexec_fn=_ahead
+    )
     atexit.register(_stop, guest)  # an interrupted run leaves no emulator behind
     try:
         code = guest.wait(BOOT_SECONDS)
@@ -72,6 +76,14 @@ def run_guest(image: Path, tests: list[str], console: Path) -> str:
         _stop(guest)
     assert code == 0, f"qemu exited with {code}"
     return console.read_bytes().decode(errors="replace").replace("\r", "")
+
+
+def _ahead() -> None:
+    """Run the emulator ahead of the host's other work (as root; otherwise as it is): the
+    guest's clock runs on while the host gives its vCPUs no time, so on a busy host its bots
+    miss deadlines that they would meet on a real machine of its speed."""
+    with contextlib.suppress(PermissionError):
+        os.nice(-10)
 
 
 def _stop(guest: subprocess.Popen[bytes]) -> None:
@@ -131,6 +143,8 @@ def boot_and_test(console: Path) -> str:
     return run_guest(guest_image(), ["-m", "cgroups", *cgroup_test_files()], console)
 
 
+# The suite's 300 s per test is too short for an emulated guest on a busy host.
+@pytest.mark.timeout(BUILD_SECONDS + BOOT_SECONDS + 60)
 def test_the_sandbox_passes_its_cgroup_tests_on_cgroup_v2(tmp_path: Path) -> None:
     why = missing()
     if why is not None:
