@@ -7,10 +7,14 @@ import random
 import statistics
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bots.runner.botfiles import BotSource
 from engine import new_game
+
+if TYPE_CHECKING:
+    from bots.runner.process import BotProcess
+    from bots.runner.sandbox import Box
 
 # ---------------------------------------------------------------------- sandbox figures
 
@@ -53,13 +57,41 @@ _HELLO = (
 """A hello as a runner sends it (bots may read any of its fields)."""
 
 
-def _startup_ms(sandboxed: bool, bot: bytes | BotSource = ECHO_BOT) -> float:
-    """Process start to the first reply (`ready`)."""
+MODES = ("plain", "sandboxed", "ready")
+"""How a bot is started: a plain subprocess; sandboxed in a box made as it starts; sandboxed in
+a box made ahead of time (`bots.runner.pool`, as a worker between matches)."""
+
+
+def _ready(source: BotSource, count: int = 1) -> None:
+    """Ready boxes for `count` bots like `source`, waited for (made ahead: not timed)."""
+    from bots.runner import pool
+    from bots.runner.languages import detect
+    from bots.runner.match import box_limits
+
+    pool.POOL.fill(box_limits(detect(source.files)), count)
+    for ready in pool.POOL.ready:
+        assert ready.wait_up(), "a ready box did not come up"
+
+
+def _start(mode: str, source: BotSource) -> tuple[BotProcess, Box | None, Path | None]:
+    """`start_bot` as `mode` says (the pool emptied for a box made at start)."""
+    from bots.runner import pool
+    from bots.runner.match import start_bot
+
+    if mode == "ready":
+        _ready(source)
+    else:
+        pool.POOL.close()
+    return start_bot(source, mode != "plain")
+
+
+def _startup_ms(mode: str, bot: bytes | BotSource = ECHO_BOT) -> float:
+    """Process start (for a ready box: its launch) to the first reply (`ready`)."""
     from bots.runner.botfiles import BotSource
-    from bots.runner.match import start_bot, stop_bot
+    from bots.runner.match import stop_bot
 
     source = bot if isinstance(bot, BotSource) else BotSource("echo", {"bot.py": bot})
-    proc, box, folder = start_bot(source, sandboxed)
+    proc, box, folder = _start(mode, source)
     try:
         deadline = time.perf_counter() + 10
         proc.send(_HELLO, deadline)
@@ -67,6 +99,20 @@ def _startup_ms(sandboxed: bool, bot: bytes | BotSource = ECHO_BOT) -> float:
         return (time.perf_counter() - proc.started) * 1000
     finally:
         stop_bot(proc, box, folder)
+
+
+def _box_ahead_ms() -> float:
+    """Making a ready box until its waiter is up: the cost moved off the bot's start-up."""
+    from bots.runner import pool
+    from bots.runner.sandbox import Limits
+
+    start = time.perf_counter()
+    ready = pool.prepare(Limits())
+    try:
+        assert ready.wait_up()
+        return (time.perf_counter() - start) * 1000
+    finally:
+        ready.discard()
 
 
 def _bare_python_ms() -> float:
@@ -113,10 +159,10 @@ def _round_trips(
     """Milliseconds from writing each `act` message to reading its answer."""
     from bots import protocol
     from bots.runner.botfiles import BotSource
-    from bots.runner.match import start_bot, stop_bot
+    from bots.runner.match import stop_bot
 
     source = bot or BotSource("echo", {"bot.py": ECHO_BOT})
-    proc, box, folder = start_bot(source, sandboxed)
+    proc, box, folder = _start("sandboxed" if sandboxed else "plain", source)
     times = []
     try:
         deadline = time.perf_counter() + 10
@@ -132,20 +178,26 @@ def _round_trips(
     return times
 
 
-def _match_figures(sandboxed: bool, games: int, players: int, bot: str) -> dict[str, float]:
+def _match_figures(mode: str, games: int, players: int, bot: str) -> dict[str, float]:
+    from bots.runner import pool
     from bots.runner.botfiles import load_bot
     from bots.runner.match import play_match
 
     source = load_bot(bot)
     decisions = 0
     setup: list[float] = []
-    start = time.perf_counter()
+    elapsed = 0.0
     for seed in range(games):
-        match = play_match([source] * players, seed=seed, sandboxed=sandboxed,
+        if mode == "ready":
+            _ready(source, players)  # as a worker does between matches (not timed)
+        else:
+            pool.POOL.close()
+        start = time.perf_counter()
+        match = play_match([source] * players, seed=seed, sandboxed=mode != "plain",
                            limits={"max_hands": 2})  # fmt: skip
+        elapsed += time.perf_counter() - start
         decisions += sum(s.decisions for s in match.seats)
         setup.append(max(s.startup_ms for s in match.seats))
-    elapsed = time.perf_counter() - start
     return {
         "decisions_per_s": round(decisions / elapsed),
         "match_setup_ms_median": round(statistics.median(setup), 1),
@@ -156,10 +208,12 @@ def sandbox_figures(rounds: int = 2000, games: int = 3) -> dict[str, Any]:
     """Sandboxed against plain-subprocess bots, measured in the same run."""
     starts = {
         "bare_python_I_S_ms": statistics.median(_bare_python_ms() for _ in range(15)),
-        "plain_probe_ms": statistics.median(_startup_ms(False, PROBE_BOT) for _ in range(15)),
-        "sandboxed_probe_ms": statistics.median(_startup_ms(True, PROBE_BOT) for _ in range(15)),
-        "plain_json_bot_ms": statistics.median(_startup_ms(False) for _ in range(15)),
-        "sandboxed_json_bot_ms": statistics.median(_startup_ms(True) for _ in range(15)),
+        **{
+            f"{mode}_{name}_ms": statistics.median(_startup_ms(mode, bot) for _ in range(15))
+            for name, bot in (("probe", PROBE_BOT), ("json_bot", ECHO_BOT))
+            for mode in MODES
+        },
+        "box_made_ahead_ms": statistics.median(_box_ahead_ms() for _ in range(15)),
     }
     messages = _act_messages(rounds)
     trips = {mode: _round_trips(mode == "sandboxed", messages) for mode in ("plain", "sandboxed")}
@@ -170,18 +224,15 @@ def sandbox_figures(rounds: int = 2000, games: int = 3) -> dict[str, Any]:
         }
         for mode, t in trips.items()
     }
-    games_figures = {
-        mode: _match_figures(mode == "sandboxed", games, 4, "random")
-        for mode in ("plain", "sandboxed")
-    }
-    six = {
-        mode: _match_figures(mode == "sandboxed", 1, 6, "random")["match_setup_ms_median"]
-        for mode in ("plain", "sandboxed")
-    }
+    games_figures = {mode: _match_figures(mode, games, 4, "random") for mode in MODES}
+    six = {mode: _match_figures(mode, 1, 6, "random")["match_setup_ms_median"] for mode in MODES}
     return {
         "startup_median_ms": {k: round(v, 1) for k, v in starts.items()},
         "startup_sandboxed_probe_vs_bare_python": round(
             starts["sandboxed_probe_ms"] / starts["bare_python_I_S_ms"], 2
+        ),
+        "startup_ready_probe_vs_bare_python": round(
+            starts["ready_probe_ms"] / starts["bare_python_I_S_ms"], 2
         ),
         "round_trip": round_trip,
         "round_trip_sandboxed_vs_plain_median": round(
@@ -230,23 +281,26 @@ def language_figures(
 ) -> dict[str, Any]:
     """Per language of the runtime image: process start to `ready`, and the median round
     trip of real `act` messages, for the starter bot sandboxed and plain (this machine's own
-    interpreters), measured in the same run. Goals (issue "Bot runtimes"): start-up at most
-    3x plain, round trip at most 1.5x plain."""
+    interpreters), measured in the same run; start-up also from a box made ahead (how a
+    worker starts its bots: `bots.runner.pool`). Goals (issue "Bot runtimes"): start-up at
+    most 3x plain, round trip at most 1.5x plain."""
     messages = _act_messages(rounds)
     figures: dict[str, Any] = {}
     for language in languages:
         row: dict[str, float] = {}
-        for mode in ("plain", "sandboxed"):
-            bot = _starter(language, sandboxed=mode == "sandboxed")
+        for mode in MODES:
+            bot = _starter(language, sandboxed=mode != "plain")
             row[f"startup_{mode}_ms"] = round(
-                statistics.median(_startup_ms(mode == "sandboxed", bot) for _ in range(starts)), 1
+                statistics.median(_startup_ms(mode, bot) for _ in range(starts)), 1
             )
-            row[f"round_trip_{mode}_ms"] = round(
-                statistics.median(_round_trips(mode == "sandboxed", messages, bot)), 3
+            if mode != "ready":  # the same process either way, once started
+                row[f"round_trip_{mode}_ms"] = round(
+                    statistics.median(_round_trips(mode == "sandboxed", messages, bot)), 3
+                )
+        for mode in ("sandboxed", "ready"):
+            row[f"startup_{mode}_vs_plain"] = round(
+                row[f"startup_{mode}_ms"] / row["startup_plain_ms"], 2
             )
-        row["startup_sandboxed_vs_plain"] = round(
-            row["startup_sandboxed_ms"] / row["startup_plain_ms"], 2
-        )
         row["round_trip_sandboxed_vs_plain"] = round(
             row["round_trip_sandboxed_ms"] / row["round_trip_plain_ms"], 2
         )

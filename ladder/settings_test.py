@@ -24,8 +24,11 @@ DATABASES = {
         env_str("GRASS_TEST_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/grass_test"),
     )
 }
-# The tests' own Redis database, so a test run never feeds a developer's workers (or theirs).
-CELERY_BROKER_URL = env_str("GRASS_TEST_BROKER_URL", "redis://127.0.0.1:6379/9")
+# The tests' own Redis database, so a test run never feeds a developer's workers (or theirs);
+# one per test process under pytest-xdist (gw0: 9, gw1: 10, ...), as each has its own test
+# database: the end-to-end tests empty theirs and count the workers on it.
+_XDIST_WORKER = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+CELERY_BROKER_URL = env_str("GRASS_TEST_BROKER_URL", f"redis://127.0.0.1:6379/{9 + _XDIST_WORKER}")
 # A connection per request, closed after it: a live server's threads must not keep sessions open,
 # or the test database cannot be dropped at the end.
 DATABASES["default"]["CONN_MAX_AGE"] = 0

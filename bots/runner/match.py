@@ -25,7 +25,7 @@ from typing import Any
 
 from bots import protocol
 from bots.protocol import ProtocolError
-from bots.runner import runtime, sandbox
+from bots.runner import pool, runtime, sandbox
 from bots.runner.botfiles import BadBot, BotSource, check_tree
 from bots.runner.clock import DecisionClock
 from bots.runner.feed import Feed, Feeds
@@ -233,12 +233,17 @@ def start_bot(
     if lang.artifact is not None and lang.artifact not in source.files:
         raise BadBot(f"a {lang.name} bot runs from its build's {lang.artifact}, and it has none")
     if sandboxed:
-        limits = resources or Limits()
-        limits = replace(
-            limits,
-            pids=max(limits.pids, lang.pids),
-            address_space_mb=max(limits.address_space_mb, lang.address_space_mb),
-        )
+        limits = box_limits(lang, resources)
+        ready = pool.POOL.take(limits)
+        if ready is not None:
+            try:
+                return ready.launch(source.files, lang.name), ready.box, None
+            except BaseException as exc:
+                ready.discard()
+                if not isinstance(exc, OSError):
+                    raise
+                # The host could not stage the files, or the waiter is gone: a box made
+                # now says which (and raises the same faults as ever).
         box = None
         try:
             box = Box.open(limits)
@@ -265,6 +270,17 @@ def start_bot(
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
+
+
+def box_limits(lang: Language, resources: Limits | None = None) -> Limits:
+    """The limits of a box for a bot in `lang`: `resources` (the defaults if None), with room
+    for what the language's runtime needs (a JVM's threads and address space)."""
+    limits = resources or Limits()
+    return replace(
+        limits,
+        pids=max(limits.pids, lang.pids),
+        address_space_mb=max(limits.address_space_mb, lang.address_space_mb),
+    )
 
 
 def plain_command(lang: Language, folder: Path) -> tuple[list[str], dict[str, str]]:

@@ -182,11 +182,25 @@ class Box:
         the bot; `bot`, an executable's name in every language, may be run). Raises BadBot
         for files that cannot be a tree (see `botfiles.check_tree`), OSError when the host
         cannot hold them; the caller destroys the box either way."""
-        check_tree("the bot", files)
+        folder = self.prepare_folder()
+        self.fill(files)
+        return folder
+
+    def prepare_folder(self) -> Path:
+        """The box's empty code folder (root:uid, mode 0750), made anew."""
         folder = home.box_dir(self.uid)
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(mode=0o750)
+        os.chown(folder, 0, self.uid)
         self.code_dir = folder
+        return folder
+
+    def fill(self, files: dict[str, bytes]) -> None:
+        """Write the bot's files into the code folder (made by `prepare_folder`, possibly
+        already mounted in a running box: the folder itself is kept, only filled)."""
+        check_tree("the bot", files)
+        folder = self.code_dir
+        assert folder is not None, "prepare_folder first"
         for rel, data in files.items():
             target = folder / rel
             target.parent.mkdir(mode=0o750, parents=True, exist_ok=True)
@@ -194,7 +208,6 @@ class Box:
         for path in [folder, *folder.rglob("*")]:
             os.chown(path, 0, self.uid)
             path.chmod(0o750 if path.is_dir() or path == folder / "bot" else 0o640)
-        return folder
 
     def argv(self, args_fd: int, seccomp_fd: int, command: Sequence[str]) -> list[str]:
         """The command that starts the box: setpriv drops to the box's uid, then bwrap reads
@@ -282,6 +295,12 @@ class Box:
         """Launch the staged bot in this box (a Python bot unless `language` says else)."""
         lang = language or LANGUAGES["python"]
         process: BotProcess = self._spawn(lang.command, self.bwrap_args(env=lang.env), BotProcess)
+        return process
+
+    def start_waiter(self, script: str) -> BotProcess:
+        """Start `/bin/sh -c script` in this box as its bot process would start (the ready
+        boxes of `bots.runner.pool`: the script becomes the bot's command once told which)."""
+        process: BotProcess = self._spawn(["/bin/sh", "-c", script], self.bwrap_args(), BotProcess)
         return process
 
     def start_build(

@@ -9,10 +9,10 @@ import logging
 from datetime import timedelta
 from typing import Any
 
-from celery.signals import worker_ready
+from celery.signals import task_postrun, worker_process_shutdown, worker_ready
 from django.conf import settings
 
-from bots.runner import sandbox
+from bots.runner import pool, sandbox
 from ladder.bots.runtimes import runtime_refusal
 from ladder.celery import app
 from ladder.matches.services import (
@@ -31,6 +31,29 @@ logger = logging.getLogger(__name__)
 @app.task(acks_late=True)
 def run_match(match_id: int) -> None:
     match_run(match_id=match_id)
+
+
+@task_postrun.connect(sender=run_match)
+def make_boxes_for_the_next_match(**_: Any) -> None:
+    """Make again the boxes the match used, before the next match arrives: its bots then start
+    in boxes made ahead (`bots.runner.pool`), not in boxes made while they start. A failure
+    here costs nothing but that: the next bots' boxes are made as they start."""
+    if not settings.GRASS_SANDBOXED:
+        return
+    try:
+        made = pool.POOL.replenish()
+    except (sandbox.SandboxUnavailable, OSError) as exc:
+        logger.warning("could not make boxes ahead for the next match: %s", exc)
+        return
+    if made:
+        logger.info("made %d boxes ahead for the next match (%d ready)", made, len(pool.POOL.ready))
+
+
+@worker_process_shutdown.connect
+def destroy_ready_boxes(**_: Any) -> None:
+    """A pool process that stops takes its ready boxes with it (one that is killed leaves
+    them to the sweep when a worker next starts)."""
+    pool.POOL.close()
 
 
 @app.task

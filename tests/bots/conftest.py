@@ -5,10 +5,12 @@ On CI (`CI=true`) a sandbox that cannot start is a failure, never a skip."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 import pytest
 
-from bots.runner import sandbox
+from bots.runner import home, pool, sandbox
+from tests.bots import boxes
 
 
 @pytest.fixture(scope="session")
@@ -19,3 +21,36 @@ def sandbox_ready() -> None:
         if os.environ.get("CI") == "true":
             pytest.fail(f"the bot sandbox must work on CI: {exc}")
         pytest.skip(f"sandbox unavailable here: {exc}")
+
+
+@pytest.fixture(scope="module", params=["made as the bot starts", "made ahead"])
+def box_made(request: pytest.FixtureRequest, sandbox_ready: None) -> Iterator[str]:
+    """Every sandboxed bot of the test in a box made as it starts, then (a second run) in a
+    box made ahead of time, as a ladder worker starts its bots (`bots.runner.pool`): the box
+    a bot launched into from a waiting shell must hold it exactly as the other does."""
+    if request.param == "made as the bot starts":
+        yield request.param
+        return
+
+    def take(limits: sandbox.Limits) -> pool.ReadyBox:
+        ready = pool.prepare(limits)
+        assert ready.wait_up(), "a box made ahead did not come up"
+        return ready
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pool.POOL, "take", take)
+        yield request.param
+
+
+@pytest.fixture(autouse=True)
+def _record_claims(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Record the uids this test's boxes claim (`tests.bots.boxes.own_leftovers`)."""
+    boxes.CLAIMED.clear()
+    claim = home.claim_uid
+
+    def recorded() -> home.Claim:
+        made = claim()
+        boxes.CLAIMED.append(made.uid)
+        return made
+
+    monkeypatch.setattr(home, "claim_uid", recorded)

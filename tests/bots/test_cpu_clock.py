@@ -14,7 +14,7 @@ import pytest
 from bots.runner.botfiles import load_bot
 from bots.runner.match import TimeControl, play_match
 from bots.runner.sandbox import Limits
-from tests.bots.test_hostile import assert_finished, findings, hostile
+from tests.bots.test_hostile import STARTUP_MS, assert_finished, findings, hostile
 
 pytestmark = pytest.mark.cgroups
 
@@ -39,7 +39,7 @@ def test_a_box_never_has_more_than_its_cpu_quota(sandbox_ready: None) -> None:
         [bot, load_bot("random")],
         seed=7,
         limits={"max_hands": 1},
-        time_control=TimeControl(decision_ms=400, bank_ms=0),
+        time_control=TimeControl(decision_ms=400, bank_ms=0, startup_ms=STARTUP_MS),
         resources=Limits(cpus=1.0),
     )
     attacker = match.seats[0]
@@ -69,7 +69,7 @@ def test_a_bot_that_budgets_by_its_cpu_clock_gets_that_cpu(sandbox_ready: None) 
         run(Thinker())
         """
     )
-    tc = TimeControl(decision_ms=150, bank_ms=0)
+    tc = TimeControl(decision_ms=150, bank_ms=0, startup_ms=STARTUP_MS)
     match = play_match([bot, load_bot("random")], seed=5, limits={"max_hands": 1}, time_control=tc)
     thinker = match.seats[0]
     found = findings(thinker)
@@ -112,7 +112,7 @@ def test_the_bank_pays_for_cpu_past_the_decision_time(sandbox_ready: None, spent
         """,
         SPENT=spent_ms,
     )
-    tc = TimeControl(decision_ms=200, bank_ms=1_000)
+    tc = TimeControl(decision_ms=200, bank_ms=1_000, startup_ms=STARTUP_MS)
     match = play_match([bot, load_bot("random")], seed=5, limits={"max_hands": 1}, time_control=tc)
     found = findings(match.seats[0])
     assert found["bankTrue"] == 1_000

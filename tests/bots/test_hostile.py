@@ -30,10 +30,16 @@ from bots.runner.botfiles import BotSource, load_bot
 from bots.runner.match import MatchResult, SeatReport, TimeControl, play_match
 from bots.runner.sandbox import Limits
 from engine.log import read_log, replay
+from tests.bots.boxes import own_leftovers
 
-FAST = TimeControl(decision_ms=200, bank_ms=500, startup_ms=5_000)
+STARTUP_MS = 120_000 if os.environ.get("GRASS_VM") else 20_000
+"""Start-up is not what these tests test, and some attackers start their attack before
+`ready` (a fork bomb shares its box's one CPU with the main process): room for a loaded host,
+and much more in the emulated cgroup v2 guest (tests/vm), whose clock runs on while the host
+gives its vCPUs no time (three tests missed 5 s there on an idle, slower host)."""
+FAST = TimeControl(decision_ms=200, bank_ms=500, startup_ms=STARTUP_MS)
 """Tight clocks: a bot that stalls costs at most 0.7 s for its first decision, 0.2 s after."""
-ROOMY = TimeControl(decision_ms=3_000, bank_ms=2_000, startup_ms=5_000)
+ROOMY = TimeControl(decision_ms=3_000, bank_ms=2_000, startup_ms=STARTUP_MS)
 """For attacks that take a while in `choose` (a filesystem scan, filling memory)."""
 
 PRELUDE = '''\
@@ -144,8 +150,9 @@ def denied(outcome: dict[str, Any]) -> bool:
 
 
 def leftover_boxes() -> list[int]:
-    """Uids whose box (cgroups, staged code) exists with no live box holding the uid."""
-    return home.leftovers()
+    """Uids of this test's boxes of which something (cgroups, staged code) is left with no
+    live box holding the uid."""
+    return own_leftovers()
 
 
 def host_processes_with(marker: str) -> list[int]:
@@ -189,7 +196,7 @@ def assert_finished(match: MatchResult, *, attacker_forfeits: bool | None = None
 # ---------------------------------------------------------------------------- 1. network
 
 
-def test_network_is_unreachable(sandbox_ready: None) -> None:
+def test_network_is_unreachable(box_made: str) -> None:
     # A listener on the host the bot must not reach: an abstract Unix socket (AF_UNIX is allowed
     # by the seccomp filter, so only the network namespace keeps the bot out) and a TCP port.
     name = f"grass-hostile-{uuid.uuid4().hex}"
@@ -256,7 +263,7 @@ def test_network_is_unreachable(sandbox_ready: None) -> None:
 # ---------------------------------------------------------------------------- 2. host files
 
 
-def test_the_root_is_the_image_not_the_host(sandbox_ready: None) -> None:
+def test_the_root_is_the_image_not_the_host(box_made: str) -> None:
     """The box's / is the runtime image, read-only: its /etc is the image's (no host user,
     host name or key), /sys and /root hold nothing of the host."""
     bot = hostile(
@@ -292,7 +299,7 @@ def test_the_root_is_the_image_not_the_host(sandbox_ready: None) -> None:
 
 
 def test_the_runner_environment_and_project_are_invisible(
-    sandbox_ready: None, monkeypatch: pytest.MonkeyPatch
+    box_made: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     secret = f"grass-secret-{uuid.uuid4().hex}"
     monkeypatch.setenv("GRASS_SECRET", secret)
@@ -362,7 +369,7 @@ def test_the_runner_environment_and_project_are_invisible(
 # ---------------------------------------------------------------------------- 4. the other bot
 
 
-def test_a_bot_cannot_find_the_other_bots_files(sandbox_ready: None) -> None:
+def test_a_bot_cannot_find_the_other_bots_files(box_made: str) -> None:
     secret = f"victim-secret-{uuid.uuid4().hex}"
     victim = hostile(
         """
@@ -447,7 +454,7 @@ def test_a_bot_cannot_find_the_other_bots_files(sandbox_ready: None) -> None:
 # ---------------------------------------------------------------------------- 5. /proc
 
 
-def test_proc_shows_only_the_sandbox(sandbox_ready: None) -> None:
+def test_proc_shows_only_the_sandbox(box_made: str) -> None:
     bot = hostile(
         """
         import signal
@@ -489,7 +496,7 @@ def test_proc_shows_only_the_sandbox(sandbox_ready: None) -> None:
 # ---------------------------------------------------------------------------- 6. writing
 
 
-def test_writes_outside_the_scratch_dir_fail_and_scratch_is_bounded(sandbox_ready: None) -> None:
+def test_writes_outside_the_scratch_dir_fail_and_scratch_is_bounded(box_made: str) -> None:
     bot = hostile(
         """
         def write(path, size=16):
@@ -544,7 +551,7 @@ def test_writes_outside_the_scratch_dir_fail_and_scratch_is_bounded(sandbox_read
     assert_finished(match, attacker_forfeits=False)
 
 
-def test_the_root_and_dev_are_read_only(sandbox_ready: None) -> None:
+def test_the_root_and_dev_are_read_only(box_made: str) -> None:
     bot = hostile(
         """
         def write(path):
@@ -594,7 +601,7 @@ def test_no_storage_beyond_the_scratch_quota(sandbox_ready: None) -> None:
 
 
 @pytest.mark.cgroups
-def test_fork_bomb_is_held_by_the_pids_limit(sandbox_ready: None) -> None:
+def test_fork_bomb_is_held_by_the_pids_limit(box_made: str) -> None:
     bot = hostile(
         """
         def bomb():
@@ -658,7 +665,7 @@ def test_thread_bomb_is_held_by_the_pids_limit(sandbox_ready: None) -> None:
 
 
 @pytest.mark.cgroups
-def test_memory_bomb_fails_or_is_killed(sandbox_ready: None) -> None:
+def test_memory_bomb_fails_or_is_killed(box_made: str) -> None:
     bot = hostile(
         """
         class Hog(Quiet):
@@ -954,7 +961,7 @@ def test_three_protocol_strikes_forfeit(sandbox_ready: None) -> None:
 # ---------------------------------------------------------------------------- 15. signals
 
 
-def test_signals_and_ptrace_are_denied_or_harmless(sandbox_ready: None) -> None:
+def test_signals_and_ptrace_are_denied_or_harmless(box_made: str) -> None:
     bot = hostile(
         """
         import ctypes, signal
@@ -1016,7 +1023,7 @@ def test_signals_and_ptrace_are_denied_or_harmless(sandbox_ready: None) -> None:
 # ---------------------------------------------------------------------------- 15b. namespaces
 
 
-def test_no_new_namespace_or_mount_by_any_way_in(sandbox_ready: None) -> None:
+def test_no_new_namespace_or_mount_by_any_way_in(box_made: str) -> None:
     """The attack that worked: clone3 (whose flags the filter cannot see) made a user namespace
     with every capability inside, and the new mount API mounted there. Every way in fails."""
     bot = hostile(
@@ -1067,7 +1074,7 @@ def test_no_new_namespace_or_mount_by_any_way_in(sandbox_ready: None) -> None:
 
 
 @pytest.mark.cgroups
-def test_no_grandchild_survives_the_match(sandbox_ready: None) -> None:
+def test_no_grandchild_survives_the_match(box_made: str) -> None:
     marker = f"grass-hostile-sleeper-{uuid.uuid4().hex}"
     bot = hostile(
         """
@@ -1149,19 +1156,31 @@ SLOW_OPPONENT = """
 
 SPINNER = """
     import mmap
-    shared = mmap.mmap(-1, 8)  # the spinner's iteration count, shared with the bot
+    # Shared with the bot: the spinner's iteration count, and the longest pause it has seen
+    # in its own progress (microseconds; a frozen process sees the clock jump).
+    shared = mmap.mmap(-1, 16)
 
 
     def spin():
         n = 0
+        last = time.monotonic()
         while True:
             n += 1
             if not n & 1023:
+                now = time.monotonic()
+                pause = int((now - last) * 1e6)
+                last = now
+                if pause > int.from_bytes(shared[8:16], "little"):
+                    shared[8:16] = pause.to_bytes(8, "little")
                 shared[:8] = n.to_bytes(8, "little")
 
 
     def spun():
         return int.from_bytes(shared[:8], "little")
+
+
+    def longest_pause():
+        return int.from_bytes(shared[8:16], "little") / 1e6
 
 
     class Restless(Quiet):
@@ -1176,9 +1195,10 @@ SPINNER = """
             now = time.monotonic()
             if self.last is not None:
                 wall, count = now - self.last[0], spun() - self.last[1]
-                if wall > 0.1:  # one of the opponent's long turns
+                # One of the opponent's long turns (0.3 s each) or more.
+                if wall > 0.28:
                     self.gaps.append([round(wall, 3), count])
-                    report(gaps=self.gaps)
+                    report(gaps=self.gaps, longest_pause=round(longest_pause(), 3))
             result = obs.legal[0]
             self.last = (time.monotonic(), spun())
             return result
@@ -1199,14 +1219,15 @@ def test_a_bot_busy_between_turns_is_frozen(sandbox_ready: None) -> None:
     assert attacker.frozen_between_turns, (attacker.faults, match.seats[1].faults)
     assert fault_kinds(attacker) == ["restless"]
     assert "while not on turn" in attacker.faults[0]["detail"]
-    # The spinner ran through the opponent's long turns until noticed, and hardly at all
-    # after: the box was frozen while the opponent thought.
-    gaps = findings(attacker)["gaps"]
-    assert len(gaps) >= 2, gaps
-    rates = [count / wall for wall, count in gaps]
-    # Frozen once noticed (after the first long gap, or a later one on a slow machine): by
-    # the last gap the spinner hardly ran.
-    assert max(rates[:-1]) > 0 and rates[-1] < 0.25 * max(rates[:-1]), gaps
+    # The spinner ran until noticed, and was stopped while the opponent thought after: during
+    # one of the opponent's long turns (0.3 s of sleep) its own progress stood still for most
+    # of it (a spinner never frozen sees pauses of milliseconds). Progress compared as rates
+    # failed: in the emulated guest on a busy host the spinner unfrozen ran as slowly as in
+    # the moments a frozen box is thawed to read a message.
+    found = findings(attacker)
+    gaps = found["gaps"]
+    assert len(gaps) >= 2 and gaps[0][1] > 0, found
+    assert found["longest_pause"] >= 0.25, found
     assert_finished(match, attacker_forfeits=False)
 
 

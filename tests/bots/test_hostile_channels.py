@@ -190,7 +190,7 @@ run(Receiver())
 
 
 @pytest.fixture(scope="module")
-def match(sandbox_ready: None) -> MatchResult:
+def match(box_made: str) -> MatchResult:
     sender = hostile(SENDER.replace("TOKEN", repr(TOKEN)), name="sender")
     receiver = hostile(RECEIVER.replace("TOKEN", repr(TOKEN)), name="receiver")
     return play_match(

@@ -14,7 +14,7 @@ import pytest
 from bots.runner.botfiles import BotSource, load_bot
 from bots.runner.build import build_in_box
 from bots.runner.match import MatchResult, TimeControl, play_match
-from tests.bots.test_hostile import assert_finished, findings
+from tests.bots.test_hostile import STARTUP_MS, assert_finished, findings
 
 HERE = Path(__file__).resolve().parent / "hostile"
 pytestmark = pytest.mark.cgroups
@@ -25,7 +25,7 @@ def play(bot: BotSource) -> MatchResult:
         [bot, load_bot("random")],
         seed=5,
         limits={"max_hands": 1},
-        time_control=TimeControl(startup_ms=30_000),
+        time_control=TimeControl(startup_ms=max(30_000, STARTUP_MS)),
     )
 
 

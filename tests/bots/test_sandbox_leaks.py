@@ -24,6 +24,7 @@ from bots.runner import home, sandbox
 from bots.runner.botfiles import BadBot, BotSource, load_bot
 from bots.runner.match import InfrastructureFault, TimeControl, play_match, start_bot, stop_bot
 from bots.runner.sandbox import Box
+from tests.bots.test_hostile import STARTUP_MS
 
 ROOT = Path(__file__).resolve().parents[2]
 ROUNDS = 2 if os.environ.get("GRASS_VM") else 6
@@ -102,7 +103,7 @@ def test_no_start_leaks_on_any_path(sandbox_ready: None, monkeypatch: pytest.Mon
         match = play_match(
             [crashing(), load_bot("random")],
             limits={"max_hands": 1},
-            time_control=TimeControl(startup_ms=5_000),
+            time_control=TimeControl(startup_ms=STARTUP_MS),
         )
         assert match.seats[0].forfeited and not match.seats[1].forfeited
         # An unstageable bot in a match: it did not start, the match still finishes.

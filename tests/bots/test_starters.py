@@ -12,6 +12,7 @@ from bots.runner.botfiles import BotSource, load_bot
 from bots.runner.build import Build, build, build_in_box
 from bots.runner.languages import check_upload
 from bots.runner.match import TimeControl, play_match
+from tests.bots.boxes import own_leftovers
 
 STARTERS = Path(__file__).resolve().parents[2] / "bots" / "starters"
 COMPILED = ("cpp", "rust", "java")
@@ -49,7 +50,7 @@ def starters(sandbox_ready: None) -> dict[str, tuple[BotSource, Build | None]]:
 
 @pytest.mark.parametrize("language", ["python", "javascript", *COMPILED, "binary"])
 def test_the_starter_plays_a_clean_sandboxed_game(
-    starters: dict[str, tuple[BotSource, Build | None]], language: str
+    starters: dict[str, tuple[BotSource, Build | None]], language: str, box_made: str
 ) -> None:
     source, built = starters[language]
     if language in COMPILED:
@@ -89,8 +90,6 @@ def test_a_build_that_fails_keeps_the_compiler_output(sandbox_ready: None) -> No
 def test_a_build_is_held_by_its_limits(sandbox_ready: None) -> None:
     """A compiler (or a build script) that runs away is stopped: the build fails, nothing
     of it is left, and the host is untouched."""
-    from bots.runner import home
-
     spin = build_in_box(
         {"x": b""},
         ("/bin/sh", "-c", "yes > /dev/null & yes > /dev/null & wait"),
@@ -99,4 +98,4 @@ def test_a_build_is_held_by_its_limits(sandbox_ready: None) -> None:
     )
     assert not spin.ok and "more than 2 s of CPU" in spin.log
     assert spin.cpu_seconds < 2 + 1  # stopped within half a second of looking
-    assert home.leftovers() == []
+    assert own_leftovers() == []

@@ -132,9 +132,22 @@ def test_the_viewer_plays_and_pauses_at_a_chosen_speed(
     page.keyboard.press("Space")
     assert play.get_attribute("aria-pressed") == "false"
     page.keyboard.press("End")
+    # Every position the viewer goes to from here on, so that "it started over" is checked
+    # on what happened, not on a poll catching the first frames (at 8x they last 300 ms,
+    # which a busy machine's poller can miss).
+    page.evaluate(
+        """() => {
+            const v = document.querySelector('#replay').replayViewer;
+            const go = v.go.bind(v);
+            v.visited = [];
+            v.go = (i) => { go(i); v.visited.push(v.pos); };
+        }"""
+    )
     play.click()
-    page.wait_for_function("() => document.querySelector('#replay').replayViewer.pos < 3")
+    page.wait_for_function("() => document.querySelector('#replay').replayViewer.visited.length")
     play.click()
+    visited = page.evaluate("() => document.querySelector('#replay').replayViewer.visited")
+    assert visited[0] == 0, visited
 
 
 def test_the_match_page_opens_on_the_viewer_with_a_six_seat_table_on_one_screen(

@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
+from bots.runner import home
 from engine.log import verify
 from tests.e2e.conftest import wait_until
 
@@ -73,8 +74,8 @@ def test_upload_to_leaderboard_over_http(
     live_server: Any, settings: Any, celery: Any, example_file: Any
 ) -> None:
     settings.GRASS_VALIDATE_INLINE = False
-    celery("worker", concurrency=2)
-    celery("beat")
+    worker = celery("worker", concurrency=2)
+    beat = celery("beat")
     http = httpx.Client(base_url=live_server.url, timeout=30)
     ann, bo = _signed_up(http, "ann"), _signed_up(http, "bo")
     bots = {
@@ -118,6 +119,13 @@ def test_upload_to_leaderboard_over_http(
     page = http.get("/")
     assert page.status_code == 200
     assert "ann-greedy" in page.text and "bo-random" in page.text
+
+    # After a match the worker made boxes ahead for the next one (bots.runner.pool), and a
+    # worker that stops destroys those it did not use: nothing of any box is left.
+    worker.wait_for(r"made \d+ boxes ahead for the next match")
+    beat.stop()
+    worker.stop()
+    assert home.leftovers() == []
 
 
 def _slow_match(valid_version: Any, owner: Any) -> Any:
