@@ -23,12 +23,12 @@ def sandbox_ready() -> None:
         pytest.skip(f"sandbox unavailable here: {exc}")
 
 
-@pytest.fixture(scope="module", params=["made as the bot starts", "made ahead"])
+@pytest.fixture(scope="module", params=["at-start", "ahead"])
 def box_made(request: pytest.FixtureRequest, sandbox_ready: None) -> Iterator[str]:
     """Every sandboxed bot of the test in a box made as it starts, then (a second run) in a
     box made ahead of time, as a ladder worker starts its bots (`bots.runner.pool`): the box
     a bot launched into from a waiting shell must hold it exactly as the other does."""
-    if request.param == "made as the bot starts":
+    if request.param == "at-start":
         yield request.param
         return
 

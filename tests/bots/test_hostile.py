@@ -20,6 +20,7 @@ import socket
 import subprocess
 import textwrap
 import uuid
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -719,7 +720,10 @@ def test_cpu_spin_times_out_and_forfeits(sandbox_ready: None) -> None:
         run(Spin())
         """
     )
-    match = play(bot)
+    # The wall backstop at 20 x the CPU times, not 3: the CPU clock then decides while the box
+    # gets a twentieth of a core (beside two CPU hogs and a 2-job match series, a box got less
+    # than the third of a core the default needs, and the backstop struck first).
+    match = play(bot, time_control=replace(FAST, wall_factor=20))
     attacker = match.seats[0]
     assert attacker.timeouts == 3 and attacker.strikes == 3
     assert [k for k in fault_kinds(attacker) if k != "restless"] == ["timeout"] * 3 + ["forfeit"]
@@ -1332,7 +1336,7 @@ def test_cpu_used_on_turn_before_a_bad_reply_is_not_restless(sandbox_ready: None
             sys.stdout.flush()
         """
     )
-    match = play(bot, time_control=TimeControl(decision_ms=1_000, bank_ms=0))
+    match = play(bot, time_control=TimeControl(decision_ms=1_000, bank_ms=0, startup_ms=STARTUP_MS))
     attacker = match.seats[0]
     assert_finished(match, attacker_forfeits=False)
     assert fault_kinds(attacker) == ["protocol"]

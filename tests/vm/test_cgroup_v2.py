@@ -144,9 +144,10 @@ def missing() -> str | None:
 
 
 def boot_and_test(console: Path) -> str:
-    return run_guest(
-        guest_image(), ["-m", "cgroups", "--durations=20", *cgroup_test_files()], console
-    )
+    # Bots in boxes made ahead (`box_made`) run on the host; the guest, where every minute
+    # counts, runs them in boxes made as they start (the cgroups are the same).
+    tests = ["-m", "cgroups", "-k", "not(ahead)", "--durations=20", *cgroup_test_files()]
+    return run_guest(guest_image(), tests, console)
 
 
 # The suite's 300 s per test is too short for an emulated guest on a busy host.
