@@ -107,11 +107,13 @@ class ReadyBox:
         self.box.destroy()
 
     def forget(self) -> None:
-        """In a forked child: close this process's copies of the pipes, leave the box to its
+        """In a forked child: close this process's copies of the pipes and of the uid's lock
+        (a lock held by a copy would outlive the parent's release), leave the box to its
         owner (killing it here would kill the parent's)."""
         for fd in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             with contextlib.suppress(OSError):
                 os.close(fd)
+        self.box.claim.release()
 
 
 def prepare(limits: Limits) -> ReadyBox:
