@@ -34,6 +34,7 @@
 | GRASS_SITE_URL | `http://127.0.0.1:8000`: the site's address, for links in webhooks and emails |
 | GRASS_LOGIN_FAILURE_LIMIT | 10: failed logins per account and per address before a lock (0: off) |
 | GRASS_LOGIN_LOCKOUT_MINUTES | 15: how long the lock lasts after the last failure |
+| GRASS_SIGNUPS_PER_HOUR | 10: accounts one address may create per hour (0: no limit) |
 | GRASS_REPLAY_UPLOADS_PER_HOUR | 60: logs one client may open at /replay/ per hour (0: no limit) |
 | GRASS_REPLAY_COMPUTES_PER_HOUR | 300: uncached match replays computed for one client per hour |
 | GRASS_WEBHOOK_ALLOW_PRIVATE | false: webhooks may reach private, loopback addresses (dev, tests) |
@@ -269,6 +270,9 @@ GRASS_REPLAY_COMPUTES_PER_HOUR = env_int("GRASS_REPLAY_COMPUTES_PER_HOUR", 300)
 """Match replays (a match and a view) one client may have computed per hour; replays already
 in the cache are free, so only a client walking through hundreds of matches meets it (about
 40 matches with all seven views). 0 turns the limit off."""
+GRASS_SIGNUPS_PER_HOUR = env_int("GRASS_SIGNUPS_PER_HOUR", 10)
+"""Accounts one address may create per clock hour (the sign-up page and the API share the
+count, `ladder.accounts.services.signup_wait`). 0 turns the limit off."""
 GRASS_REPLAY_UPLOADS_PER_HOUR = env_int("GRASS_REPLAY_UPLOADS_PER_HOUR", 60)
 """Logs one client may open at /replay/ in an hour (a client: a signed-in user, else an
 address); each costs up to several seconds of engine work. 0 turns the limit off."""

@@ -15,7 +15,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ladder.accounts.lockout import lockout_message, lockout_seconds, login_locked_out
-from ladder.accounts.services import token_get_or_create, user_signup
+from ladder.accounts.services import (
+    signup_counted,
+    signup_refusal,
+    signup_wait,
+    token_get_or_create,
+    user_signup,
+)
+from ladder.clients import client_address
 
 PASSWORD_MIN_LENGTH = 8
 """Django's MinimumLengthValidator's default (settings.AUTH_PASSWORD_VALIDATORS)."""
@@ -33,7 +40,11 @@ class PasswordField(serializers.CharField):
 
 
 class SignupApi(APIView):
-    """`POST /api/auth/signup/`: a new account and its API token."""
+    """`POST /api/auth/signup/`: a new account and its API token.
+
+    One address creates at most GRASS_SIGNUPS_PER_HOUR accounts a clock hour (with the
+    sign-up page); past that, 429 with Retry-After.
+    """
 
     permission_classes = [AllowAny]
     authentication_classes: list[type] = []
@@ -61,12 +72,21 @@ class SignupApi(APIView):
                 description="A username that is taken or malformed, or a password the rules "
                 "above refuse; the body says which and why."
             ),
+            429: OpenApiResponse(
+                description="Too many accounts created from the address this hour; "
+                "Retry-After says when to try again."
+            ),
         },
     )
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        address = client_address(request)
+        wait = signup_wait(address=address)
+        if wait:
+            raise Throttled(wait=wait, detail=signup_refusal(wait))
         user, token = user_signup(**data.validated_data)
+        signup_counted(address=address)
         body = {"id": user.pk, "username": user.get_username(), "token": token.key}
         return Response(self.OutputSerializer(body).data, status=status.HTTP_201_CREATED)
 

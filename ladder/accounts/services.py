@@ -1,15 +1,19 @@
-"""Writing accounts: signing up, and the API token of a user."""
+"""Writing accounts: signing up (and how many accounts one address may create), and the API
+token of a user."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from rest_framework.authtoken.models import Token
+
+from ladder import hourly
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -38,6 +42,37 @@ def user_signup(*, username: str, password: str) -> tuple[User, Token]:
         # Someone took the name between the check above and this insert.
         raise ValidationError({"username": "A user with that username already exists."}) from None
     return user, token
+
+
+SIGNUPS = "signups"
+"""The `ladder.hourly` bucket of accounts created, per address."""
+
+
+def signup_wait(*, address: str | None, now: float | None = None) -> int:
+    """0 if `address` may create an account now, else the seconds until it may: it created
+    GRASS_SIGNUPS_PER_HOUR this clock hour. Accounts are free and each may upload bots that
+    the workers then play, so one client must not make them by the thousand."""
+    return hourly.wait(
+        bucket=SIGNUPS, limit=settings.GRASS_SIGNUPS_PER_HOUR, client=address or "", now=now
+    )
+
+
+def signup_counted(*, address: str | None, now: float | None = None) -> None:
+    """Count an account created from `address` (after it was: a refused sign-up, a taken name
+    or a weak password, costs nothing)."""
+    hourly.spend(
+        bucket=SIGNUPS, limit=settings.GRASS_SIGNUPS_PER_HOUR, client=address or "", now=now
+    )
+
+
+def signup_refusal(wait: int) -> str:
+    """Why a sign-up was refused, in the words the page and the API use."""
+    minutes = max(1, -(-wait // 60))
+    return (
+        f"Too many accounts were created from your address in the last hour "
+        f"(at most {settings.GRASS_SIGNUPS_PER_HOUR}). Try again in {minutes} minute"
+        f"{'' if minutes == 1 else 's'}."
+    )
 
 
 def token_get_or_create(*, user: AbstractBaseUser) -> Token:

@@ -12,19 +12,36 @@ from django.shortcuts import redirect, render
 
 from ladder.accounts.forms import SignupForm
 from ladder.accounts.selectors import signed_in_user, user_token
-from ladder.accounts.services import token_replace, token_revoke, user_signup
+from ladder.accounts.services import (
+    signup_counted,
+    signup_refusal,
+    signup_wait,
+    token_replace,
+    token_revoke,
+    user_signup,
+)
+from ladder.clients import client_address
 
 
 def signup_page(request: HttpRequest) -> HttpResponse:
-    """`/signup/`: a new account, signed in at once."""
+    """`/signup/`: a new account, signed in at once (429 and the form again past
+    GRASS_SIGNUPS_PER_HOUR accounts from the address)."""
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
+        address = client_address(request)
+        wait = signup_wait(address=address)
+        if wait:
+            form.add_error(None, signup_refusal(wait))
+            response = render(request, "accounts/signup.html", {"form": form}, status=429)
+            response["Retry-After"] = str(wait)
+            return response
         try:
             user, _token = user_signup(**form.cleaned_data)
         except ValidationError as exc:
             for field, messages in exc.message_dict.items():
                 form.add_error(field if field in form.fields else None, messages)
         else:
+            signup_counted(address=address)
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
             return redirect("home")
     return render(request, "accounts/signup.html", {"form": form})

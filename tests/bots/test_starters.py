@@ -65,6 +65,8 @@ def test_the_starter_plays_a_clean_sandboxed_game(
     assert not bot.forfeited, (bot.forfeit_reason, bot.stderr[-2000:])
     assert bot.strikes == 0 and bot.decisions > 0, bot.faults
     assert match.result["e"] == "result"
+    # Python and JavaScript through their SDKs, which speak version 2; the rest version 1.
+    assert bot.protocol == (2 if language in ("python", "javascript") else 1)
 
 
 def test_the_same_seed_gives_the_same_game(

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.ladder.conftest import (  # noqa: F401  (fixtures used by this folder's tests)
+    _empty_cache,
     _unavailable,
     django_db_setup,
     example_file,

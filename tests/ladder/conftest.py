@@ -46,6 +46,16 @@ def django_db_setup(postgres_ready: None, django_db_setup: Any) -> Iterator[None
     yield
 
 
+@pytest.fixture(autouse=True)
+def _empty_cache() -> Iterator[None]:
+    """Every test starts with an empty cache: no cached replay, and none of the hourly counts
+    (`ladder.hourly`: replays, sign-ups) that earlier tests in this process spent."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _remove_test_media() -> Iterator[None]:
     """ladder/settings_test.py points MEDIA_ROOT at a fresh temporary folder; remove it after."""

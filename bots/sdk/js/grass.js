@@ -7,6 +7,10 @@
 // observation's fields (seat, phase, legal, hand, seats, totals, history, ...). Optional hooks:
 // onGameStart(hello), onHandEnd(message), onGameEnd(message). Time is CPU time of the bot's
 // box: `obs.cpuLeft()` is what this decision has left, in seconds.
+//
+// It speaks protocol version 2 when the runner offers it (each request carries what changed
+// since the previous one; the SDK rebuilds the whole observation, so `choose` sees the same
+// `obs` either way), version 1 otherwise; `protocol: 1` in the bot object keeps it on 1.
 "use strict";
 
 const readline = require("readline");
@@ -16,9 +20,68 @@ function send(message) {
   process.stdout.write(JSON.stringify(message) + "\n");
 }
 
+const PROTOCOLS = [1, 2];
+
+/** Version 2: the observation before the first request, from `hello` (bots/protocol.py
+ *  initial_view). */
+function initialView(hello) {
+  const n = hello.players.length;
+  return {
+    seat: hello.seat,
+    players: hello.players,
+    ruleset: hello.ruleset,
+    variants: hello.variants,
+    target: hello.variants.target,
+    limits: hello.limits,
+    seats: new Array(n).fill(null),
+    wasted: [],
+    notes: [],
+    totals: new Array(n).fill(0),
+    hand_scores: [],
+  };
+}
+
+const ADDED = { wasted_added: "wasted", notes_added: "notes" };
+
+/** Version 2: the observation at a request, from the one before and the request's `changes`
+ *  (bots/protocol.py apply_changes). A new object: `view` is left as it was. */
+function applyChanges(view, changes) {
+  const next = Object.assign({}, view);
+  delete next.packet;
+  delete next.kept;
+  for (const [key, value] of Object.entries(changes)) {
+    if (key === "seats") {
+      next.seats = value.map((seat, i) => (seat === null ? view.seats[i] : seat));
+    } else if (key in ADDED) {
+      next[ADDED[key]] = view[ADDED[key]].concat(value);
+    } else {
+      next[key] = value;
+    }
+  }
+  return next;
+}
+
+/** Version 2: the totals and the hand's scores that `hand_end` brings (requests carry none). */
+function applyHandEnd(view, handEnd) {
+  const next = Object.assign({}, view);
+  next.totals = handEnd.totals;
+  next.hand_scores = view.hand_scores.concat([handEnd.scores.map((s) => s.score)]);
+  return next;
+}
+
+/** The version to answer `hello` with: the newest both speak (a runner without
+ *  `hello.protocols` speaks only 1). */
+function chooseVersion(hello, newest) {
+  const offered = Array.isArray(hello.protocols) ? hello.protocols : [1];
+  const usable = offered.filter((v) => PROTOCOLS.includes(v) && v <= newest);
+  return usable.length ? Math.max(...usable) : 1;
+}
+
 class Observation {
-  constructor(message, received) {
-    Object.assign(this, message.observation);
+  constructor(message, received, view) {
+    // A version 2 view is a copy: the SDK builds the next one from its own, so a bot that
+    // sorts `obs.hand` or pushes to `obs.history` changes nothing the SDK keeps.
+    Object.assign(this, view ? structuredClone(view) : message.observation);
     this.bankMs = message.bank_ms || 0;
     this.cpuMs = message.cpu_ms || 0;
     this.wallMs = message.wall_ms || 0;
@@ -34,14 +97,20 @@ class Observation {
 
 function run(bot) {
   const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+  let hello = null;
+  let view = null; // version 2: the observation at the last request
   lines.on("line", (line) => {
     const received = process.cpuUsage();
     const message = JSON.parse(line);
     if (message.type === "hello") {
+      hello = message;
       if (bot.onGameStart) bot.onGameStart(message);
-      send({ type: "ready", protocol: 1, name: bot.name || "bot" });
+      const version = chooseVersion(message, bot.protocol === undefined ? 2 : bot.protocol);
+      send({ type: "ready", protocol: version, name: bot.name || "bot" });
     } else if (message.type === "act") {
-      const obs = new Observation(message, received);
+      // The message says which version it is: a request with `changes` is version 2.
+      if (message.changes) view = applyChanges(view || initialView(hello), message.changes);
+      const obs = new Observation(message, received, message.changes ? view : null);
       let action;
       try {
         action = bot.choose(obs);
@@ -51,6 +120,7 @@ function run(bot) {
       if (!obs.legal.includes(action)) action = obs.legal[0];
       send({ type: "action", id: message.id, action });
     } else if (message.type === "hand_end") {
+      if (view) view = applyHandEnd(view, message);
       if (bot.onHandEnd) bot.onHandEnd(message);
     } else if (message.type === "game_end") {
       if (bot.onGameEnd) bot.onGameEnd(message);
@@ -59,4 +129,4 @@ function run(bot) {
   });
 }
 
-module.exports = { run, Observation };
+module.exports = { run, Observation, initialView, applyChanges, applyHandEnd, PROTOCOLS };
