@@ -55,6 +55,7 @@ class CeleryProcess:
     popen: subprocess.Popen[bytes]
     output: Path
     stopped: bool = field(default=False)
+    killed: bool = field(default=False)
 
     def text(self) -> str:
         return self.output.read_text(errors="replace")
@@ -91,7 +92,7 @@ class CeleryProcess:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.popen.pid, signal.SIGKILL)
         self.popen.wait(10)
-        self.stopped = True
+        self.stopped = self.killed = True
 
 
 E2E_APPLICATION = "grass-e2e"
@@ -176,6 +177,13 @@ def celery(celery_env: dict[str, str], tmp_path: Path) -> Iterator[Callable[...,
     for process in sorted(started, key=lambda p: not p.name.startswith("beat")):
         if not process.stopped:
             process.stop()
+    if any(process.killed for process in started):
+        # A killed worker's boxes (its match's, those it made ahead) wait for the sweep of the
+        # next worker to start on the host, as after a power cut; a test run must not leave
+        # them behind. The sweep takes only boxes whose runner is gone (their uid locks).
+        from bots.runner import sandbox
+
+        sandbox.sweep()
     _wait_for_other_sessions_to_close()
 
 
