@@ -1,16 +1,25 @@
-"""Many matches between the same bots (`grass match`): seat shuffling, parallel jobs, totals."""
+"""Many matches between the same bots (`grass match`): seat shuffling, parallel jobs, totals.
+
+Sandboxed matches start their bots from boxes made ahead (`bots.runner.pool`), as a ladder
+worker does: each match but the first finds the boxes the one before used made again, so a
+bot's start-up here is what it will be on the ladder.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import math
 import random
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from multiprocessing import util
 from pathlib import Path
 
+from bots.runner import pool
 from bots.runner.botfiles import BotSource
 from bots.runner.match import MatchResult, TimeControl, play_match
+from bots.runner.sandbox import SandboxUnavailable
 from engine import Variants
 
 
@@ -80,6 +89,11 @@ class SeriesConfig:
 
 def _run_one(config: SeriesConfig, spec: MatchSpec) -> tuple[MatchSpec, MatchResult]:
     seated = [config.bots[i] for i in spec.order]
+    if config.sandboxed:
+        # The boxes the last match in this process used, made again (none before its first).
+        # A box that cannot be made now is made as its bot starts, which says why if it fails.
+        with contextlib.suppress(SandboxUnavailable, OSError):
+            pool.POOL.replenish()
     result = play_match(
         seated,
         ruleset=config.ruleset,
@@ -106,10 +120,17 @@ def run_series(
         for spec in specs:
             yield _run_one(config, spec)
         return
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(_run_one, config, spec) for spec in specs]
+    with ProcessPoolExecutor(max_workers=jobs, initializer=close_pool_at_exit) as executor:
+        futures = [executor.submit(_run_one, config, spec) for spec in specs]
         for future in futures:
             yield future.result()
+
+
+def close_pool_at_exit() -> None:
+    """In a job process: destroy its ready boxes when it ends. A multiprocessing child leaves
+    by `os._exit`, which skips `atexit` (where the pool closes in other processes), but runs
+    multiprocessing's own finalizers."""
+    util.Finalize(pool.POOL, pool.POOL.close, exitpriority=10)
 
 
 def tally(

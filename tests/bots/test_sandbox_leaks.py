@@ -16,14 +16,17 @@ import subprocess
 import sys
 import textwrap
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from bots.runner import home, sandbox
+from bots.runner import home, pool, sandbox
 from bots.runner.botfiles import BadBot, BotSource, load_bot
 from bots.runner.match import InfrastructureFault, TimeControl, play_match, start_bot, stop_bot
 from bots.runner.sandbox import Box
+from bots.runner.series import SeriesConfig, close_pool_at_exit, plan, run_series
+from tests.bots.boxes import own_leftovers
 from tests.bots.test_hostile import STARTUP_MS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -153,3 +156,64 @@ def test_one_runtime_copy_per_code_version(sandbox_ready: None) -> None:
     assert first.parent == home.HOME and (first / "launch.py").is_file()
     assert oct(first.stat().st_mode & 0o777) == "0o755"
     assert os.path.ismount(home.HOME)
+
+
+def _series(jobs: int, games: int) -> list[str]:
+    """A short sandboxed series of `random` against `random`; the faults of its seats."""
+    config = SeriesConfig(
+        bots=(load_bot("random"), load_bot("random")),
+        players=2,
+        limits=(("max_hands", 1),),
+        time_control=TimeControl(startup_ms=STARTUP_MS),
+    )
+    finished = list(run_series(config, plan(2, 2, games, seed=5), jobs=jobs))
+    assert len(finished) == games
+    return [fault["kind"] for _, match in finished for seat in match.seats for fault in seat.faults]
+
+
+def test_a_series_starts_its_bots_from_boxes_made_ahead(
+    sandbox_ready: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`grass match` as a ladder worker: every match but the first takes ready boxes."""
+    taken: list[bool] = []
+    take = pool.POOL.take
+
+    def spy(limits: sandbox.Limits) -> pool.ReadyBox | None:
+        ready = take(limits)
+        taken.append(ready is not None)
+        return ready
+
+    monkeypatch.setattr(pool.POOL, "take", spy)
+    try:
+        assert _series(jobs=1, games=3) == []
+    finally:
+        pool.POOL.close()
+    assert taken == [False, False, True, True, True, True]
+    assert own_leftovers() == []
+
+
+def test_a_series_in_parallel_jobs_leaves_no_box_behind(sandbox_ready: None) -> None:
+    """Each job process destroys its ready boxes as it ends (a multiprocessing child skips
+    `atexit`): nothing is left for a sweep."""
+    before = set(home.leftovers())
+
+    assert _series(jobs=2, games=5) == []
+
+    assert set(home.leftovers()) - before == set()
+
+
+def _hold_a_ready_box() -> int:
+    """In a job process: make a box ahead and keep it; its uid."""
+    pool.POOL.fill(sandbox.Limits(), 1)
+    return pool.POOL.ready[0].box.uid
+
+
+def test_a_job_process_destroys_the_boxes_it_made_ahead_as_it_ends(sandbox_ready: None) -> None:
+    """A job that ends with boxes still ready (its last match ended early, say) takes them
+    with it: multiprocessing's finalizer does what `atexit` does elsewhere."""
+    before = set(home.leftovers())
+    with ProcessPoolExecutor(max_workers=1, initializer=close_pool_at_exit) as jobs:
+        uid = jobs.submit(_hold_a_ready_box).result()
+
+    assert uid not in home.leftovers()
+    assert set(home.leftovers()) - before == set()
