@@ -1091,8 +1091,14 @@ def test_no_grandchild_survives_the_match(box_made: str) -> None:
                          ["python3", "-c", "import time; time.sleep(3600)", MARKER])
             os._exit(0)
         os.waitpid(child, 0)
-        time.sleep(0.2)
-        report(sleepers=[p for p in proc_pids() if MARKER.encode() in proc_read(p, "cmdline")])
+        # The grandchild's exec takes a moment, seconds in a starved emulated guest: wait for it.
+        deadline = time.monotonic() + 20
+        while True:
+            sleepers = [p for p in proc_pids() if MARKER.encode() in proc_read(p, "cmdline")]
+            if sleepers or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        report(sleepers=sleepers)
         run(Quiet())
         """,
         MARKER=marker,

@@ -183,6 +183,7 @@ def test_a_series_starts_its_bots_from_boxes_made_ahead(
         taken.append(ready is not None)
         return ready
 
+    pool.POOL.close()  # no box left ready, or wanted, by the tests before in this process
     monkeypatch.setattr(pool.POOL, "take", spy)
     try:
         assert _series(jobs=1, games=3) == []
