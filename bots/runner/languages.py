@@ -160,7 +160,12 @@ def check_upload(files: dict[str, bytes]) -> Language:
 
 
 ELF_MAGIC = b"\x7fELF"
+PT_LOAD = 1
 PT_INTERP = 3
+PHENTSIZE = 56
+"""The size of a 64-bit program header, the only one Linux accepts."""
+MAX_PHNUM = 4096 // PHENTSIZE
+"""Linux reads the program headers into one page at most."""
 
 
 def check_static_binary(data: bytes) -> None:
@@ -177,13 +182,23 @@ def check_static_binary(data: bytes) -> None:
         raise BadBot("bot is not an executable (an object file or a core?)")
     (phoff,) = struct.unpack_from("<Q", data, 32)
     phentsize, phnum = struct.unpack_from("<HH", data, 54)
+    # What Linux refuses to load with ENOEXEC (fs/binfmt_elf.c): the C library's execvp then
+    # runs the file as a shell script, so an ELF header over shell commands would run as a
+    # script in one start path and fail in another (a ready box execs from dash, which does
+    # not fall back). Refused here, both paths see only loadable executables.
+    if phentsize != PHENTSIZE or not 1 <= phnum <= MAX_PHNUM:
+        raise BadBot("bot is a damaged executable (no valid program headers)")
+    loads = 0
     for index in range(phnum):
         start = phoff + index * phentsize
         if start + max(phentsize, 4) > len(data):
             raise BadBot("bot is a damaged executable (program headers cut short)")
         (p_type,) = struct.unpack_from("<I", data, start)
+        loads += p_type == PT_LOAD
         if p_type == PT_INTERP:
             raise BadBot(
                 "bot is dynamically linked; link it statically "
                 "(gcc -static, or Rust's x86_64-unknown-linux-musl target)"
             )
+    if not loads:
+        raise BadBot("bot is a damaged executable (nothing to load: no PT_LOAD segment)")

@@ -94,3 +94,24 @@ def test_only_static_x86_64_executables_are_taken() -> None:
     assert source_from_upload("b", "bot", elf()).files == {"bot": elf()}
     with pytest.raises(BadBot, match="dynamically linked"):
         source_from_upload("b", "bot", elf(interp=True))
+
+
+def test_an_elf_header_over_shell_commands_is_refused() -> None:
+    """The attack (a red-team pass over the ready boxes): an ELF header Linux will not load
+    (no program headers), then shell commands. execve fails with ENOEXEC, and glibc's execvp
+    (bwrap's, in a box made at start) then runs the file with /bin/sh, while a ready box's
+    waiter (dash's `exec`) does not: one upload, two behaviours. Refused at upload now."""
+    header = bytearray(elf()[:64])
+    struct.pack_into("<HH", header, 54, 56, 0)  # no program headers
+    polyglot = bytes(header) + b'\necho "ran as a shell script" >&2; exit 7\n'
+    with pytest.raises(BadBot, match="no valid program headers"):
+        source_from_upload("poly", "bot", polyglot)
+    for phentsize, phnum in ((32, 1), (56, 74)):
+        damaged = bytearray(elf())
+        struct.pack_into("<HH", damaged, 54, phentsize, phnum)
+        with pytest.raises(BadBot, match="no valid program headers"):
+            check_static_binary(bytes(damaged))
+    nothing_to_load = bytearray(elf())
+    struct.pack_into("<I", nothing_to_load, 64, 4)  # PT_NOTE: valid, but loads nothing
+    with pytest.raises(BadBot, match="nothing to load"):
+        check_static_binary(bytes(nothing_to_load))
