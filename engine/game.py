@@ -51,7 +51,11 @@ LOG_FORMAT = "grass-log/1"
 Move = tuple[Callable[..., None], tuple[Any, ...]]
 """What an action does: `(effect, args)`, carried out as `effect(game, *args)`."""
 Moves = dict[str, Move]
-"""The legal actions of a decision, by text, in the order they are offered."""
+"""The legal actions of a decision, by text, in the order they are offered. Once the game
+offers a dict (`Game.moves`) it never changes it, and may offer the same dict again for the
+same choice. Action texts are short ASCII words, card names and seat numbers (no quote, no
+backslash, no control character), so they are JSON strings as they stand; both facts are
+tested (tests/engine/test_properties.py) because the bot runner relies on them."""
 
 
 class Decision(NamedTuple):

@@ -20,12 +20,12 @@ from __future__ import annotations
 import json
 import json.encoder
 from bisect import bisect_left
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 from bots import protocol
 from engine.cards import ORDER, Card
-from engine.game import Event, Game
+from engine.game import Event, Game, Moves
 from engine.observation import observe, redact
 from engine.state import Phase, Seat
 
@@ -51,19 +51,25 @@ def _compact_encoder() -> Callable[[Any], str]:
 
 _dumps = _compact_encoder()
 _CARD = {card: _quote(card.value) for card in Card}
+_CARD_OR_NULL: dict[Card | None, str] = {None: "null"} | {card: _CARD[card] for card in Card}
+"""A card, or no card yet (a deal's `give` or `want`), as JSON."""
 _ORDER_OF = ORDER.__getitem__
-_PHASE = {phase: _quote(phase.value) for phase in Phase}
+_PHASE = {phase: '"phase":' + _quote(phase.value) for phase in Phase}
 _BOOL = {False: "false", True: "true"}
+_DRAFT = Phase.DRAFT
 
 
-def _cards(cards: Iterable[Card]) -> str:
-    """A list of cards as JSON, in the order given."""
-    return "[" + ",".join([_CARD[card] for card in cards]) + "]"
+def _cards(cards: list[Card]) -> str:
+    """A list of cards as JSON, in the order given. A card is a `str` whose text is its name,
+    which is JSON-safe as it stands (lowercase words and hyphens, tested), so one `join` in C
+    writes the list."""
+    return '["' + '","'.join(cards) + '"]' if cards else "[]"
 
 
-def _card_or_null(card: Card | None) -> str:
-    """A card, or no card yet (a deal's `give` or `want`), as JSON."""
-    return "null" if card is None else _CARD[card]
+def _notes(notes: list[tuple[str, ...]]) -> str:
+    """A seat's notes as JSON: lists of words, card names and seat numbers, JSON-safe as they
+    stand (`engine.state.Seat.notes`, tested)."""
+    return "[" + ",".join(['["' + '","'.join(note) + '"]' for note in notes]) + "]"
 
 
 def _sorted_cards(cards: list[Card]) -> str:
@@ -74,6 +80,8 @@ def _sorted_cards(cards: list[Card]) -> str:
 class Feed:
     """One seat's messages, whatever the version: where its history stands, and `hand_end`
     (the same in both versions)."""
+
+    __slots__ = ("game", "seat", "sent_upto")
 
     def __init__(self, game: Game, seat: int) -> None:
         self.game = game
@@ -107,6 +115,8 @@ class Feed:
 class V1Feed(Feed):
     """Version 1: the whole observation in every request, as the runner has always sent it."""
 
+    __slots__ = ()
+
     def act(self, request: int, *, bank_ms: int, cpu_ms: int, wall_ms: int) -> bytes:
         game = self.game
         since = max(self.sent_upto, game.table.hand_start_event)
@@ -129,26 +139,33 @@ class TableText:
         self.secret: list[int] = []
         """The indices of the events with a secret (`see`), in order."""
         self.inside: dict[int, str] = {}
-        self.memos: list[list[Any] | None] = [None] * game.n
-        self.entries: list[str] = [""] * game.n
+        self.heads = [f'{{"name":{_quote(s.name)},"cards":' for s in game.table.seats]
+        self.counts = [-1] * game.n
+        self.memos: list[tuple[Any, ...] | None] = [None] * game.n
+        """What each seat's entry after its card count was written from (copies)."""
+        self.rests = [""] * game.n
+        self.entries = [""] * game.n
+        """Each seat's entry: its head, its card count and the rest (`seat_entries`)."""
         self.hand_end_text: tuple[int, str] = (-1, "")
-        self.legal_texts: dict[tuple[str, ...], str] = {}
+        self.legal_moves: Moves | None = None
+        self.legal_text = ""
 
-    def legal(self, actions: Iterable[str]) -> str:
-        """The legal actions as JSON. The same lists come up again and again in a game (a
-        turn's actions, a deal's steps), so each list is encoded once."""
-        key = tuple(actions)
-        text = self.legal_texts.get(key)
-        if text is None:
-            text = self.legal_texts[key] = "[" + ",".join(map(_quote, key)) + "]"
-        return text
+    def legal(self, moves: Moves) -> str:
+        """The `legal` field. The engine builds some lists of moves once and hands out the
+        same dict again (a deal's 28 `want` steps, and it never changes a moves dict), so the
+        last list's text is kept for as long as its dict comes back; action texts are
+        JSON-safe as they stand (`engine.game.Moves`, tested)."""
+        if moves is not self.legal_moves:
+            self.legal_moves = moves
+            self.legal_text = '"legal":["' + '","'.join(moves) + '"]'
+        return self.legal_text
 
     def history(self, since: int, end: int, seat: int) -> str:
         """Events `since` to `end` (excluded) as `seat` saw them: JSON texts, comma-separated."""
         if len(self.texts) < end:
             self._encode(end)
-        texts = self.texts[since:end]
         secret = self.secret
+        texts = self.texts[since:end]
         first = bisect_left(secret, since)
         if first < len(secret) and secret[first] < end:
             events = self.game.table.events
@@ -172,28 +189,34 @@ class TableText:
             texts.append(_dumps(redact(event, None)) if write is None else write(event))
 
     def _inside(self, index: int, seat: int) -> str:
-        """Event `index` as a seat inside its secret saw it (the same for all of them)."""
+        """Event `index` as a seat inside its secret saw it (the same for all of them): what
+        the others see, and its secret (`redact`)."""
         text = self.inside.get(index)
         if text is None:
             event = self.game.table.events[index]
-            if tuple(event) == _SECRET and event["secret"]:  # a draw, a deal: who, and what
-                text = (
-                    f'{{"e":{_quote(event["e"])},"seat":{event["seat"]},'
-                    + _dumps(event["secret"])[1:]
-                )
-            else:
+            key = tuple(event)
+            write = _OUTSIDE.get(key)
+            secret = event.get("secret")
+            if key == _HIDDEN_ACT:  # a secret choice: the chooser sees its action
+                text = _act_text(event)
+            elif write is None or (secret and secret.keys() & event.keys()):
                 text = _dumps(redact(event, seat))
+            elif secret:  # a draw, a deal, a pass: as the others see it, and what it was
+                text = write(event)[:-1] + "," + _dumps(secret)[1:]
+            else:
+                text = write(event)
             self.inside[index] = text
         return text
 
     def seat_entries(self) -> list[str]:
-        """Each seat's entry in `seats` as JSON, as the table is now: the seat's cards and
-        counters are compared with copies of what its entry was built from (cheaper than
-        building the entry), and only a seat that differs is encoded again."""
-        memos = self.memos
+        """Each seat's entry in `seats` as JSON, as the table is now. A seat's card count
+        changes at almost every action, the rest of its entry seldom (one request in fifty):
+        the rest is compared with copies of what its text was built from, field by field
+        (cheaper than building the entry), and written again only when it differs."""
+        counts, memos, rests, entries = self.counts, self.memos, self.rests, self.entries
         for index, s in enumerate(self.game.table.seats):
-            now: list[Any] = [
-                len(s.hand),
+            # One tuple of the live fields against the copies (fastest of the ways measured).
+            fields = (
                 s.market_open,
                 s.skips,
                 s.extra_turns,
@@ -201,14 +224,23 @@ class TableText:
                 s.unprotected,
                 s.hassle_under,
                 s.protected,
-            ]
-            if now == memos[index]:
+            )
+            if fields != memos[index]:
+                memos[index] = (
+                    s.market_open,
+                    s.skips,
+                    s.extra_turns,
+                    s.heat[:],
+                    s.unprotected[:],
+                    s.hassle_under[:],
+                    [(p, group[:]) for p, group in s.protected],
+                )
+                rests[index] = _seat_rest(s)
+            elif len(s.hand) == counts[index]:
                 continue
-            now[4:7] = [s.heat[:], s.unprotected[:], s.hassle_under[:]]
-            now[7] = [(p, group[:]) for p, group in s.protected]
-            memos[index] = now
-            self.entries[index] = _seat_text(s)
-        return self.entries
+            counts[index] = len(s.hand)
+            entries[index] = f"{self.heads[index]}{counts[index]}{rests[index]}"
+        return entries
 
     def hand_end(self, end: int) -> str:
         """The start of the `hand_end` message of the hand whose `hand-end` event is at `end`,
@@ -224,15 +256,28 @@ class TableText:
 
 
 # Events written directly, by their keys in order: as `_dumps(redact(event, seat))` writes
-# them for a seat outside their secret, but three to four times faster. Three events in four
-# are plain actions.
+# them for a seat outside their secret, but three to four times faster (plain actions, three
+# events in four, in `TableText._encode`).
 
 
 def _act_text(event: Event) -> str:
-    """An action every seat sees: an `act` event without `see` (`engine.events.ActEvent`),
-    and without `auto`, which `redact` drops."""
-    phase, action = _quote(event["phase"]), _quote(event["action"])
-    return f'{{"e":"act","seat":{event["seat"]},"phase":{phase},"action":{action}}}'
+    """An action as the seats that see it see it (`engine.events.ActEvent`; `auto`, which
+    `redact` drops, aside). Phase and action are JSON-safe texts as they stand."""
+    return (
+        f'{{"e":"act","seat":{event["seat"]},"phase":"{event["phase"]}",'
+        f'"action":"{event["action"]}"}}'
+    )
+
+
+def _hidden_act_text(event: Event) -> str:
+    """A secret choice (a pass, a draft pick, a hidden hand-over), for the other seats: that
+    it was made."""
+    return f'{{"e":"act","seat":{event["seat"]},"phase":"{event["phase"]}"}}'
+
+
+def _pass_text(event: Event) -> str:
+    """A card passed face down, for the other seats: who passed to whom."""
+    return f'{{"e":"pass","seat":{event["seat"]},"to":{event["to"]}}}'
 
 
 def _who_text(event: Event) -> str:
@@ -242,28 +287,30 @@ def _who_text(event: Event) -> str:
 
 def _offer_text(event: Event) -> str:
     """A deal put to a partner (public)."""
-    give, want = _card_or_null(event["give"]), _card_or_null(event["want"])
+    give, want = _CARD_OR_NULL[event["give"]], _CARD_OR_NULL[event["want"]]
     return (
         f'{{"e":"offer","seat":{event["seat"]},"partner":{event["partner"]},"give":{give},'
         f'"want":{want},"offer":{_cards(event["offer"])},"ask":{_cards(event["ask"])}}}'
     )
 
 
-_SECRET = ("e", "seat", "secret", "see")
+_HIDDEN_ACT = ("e", "seat", "phase", "action", "see")
 _OUTSIDE: dict[tuple[str, ...], Callable[[Event], str]] = {
-    _SECRET: _who_text,
+    ("e", "seat", "secret", "see"): _who_text,
+    _HIDDEN_ACT: _hidden_act_text,
+    ("e", "seat", "to", "secret", "see"): _pass_text,
     ("e", "seat", "partner", "give", "want", "offer", "ask"): _offer_text,
 }
 
 
-def _seat_text(s: Seat) -> str:
-    """`public_seat(s)` as JSON, written directly (three times faster than building the dict
-    and encoding it; the tests compare the two)."""
+def _seat_rest(s: Seat) -> str:
+    """`public_seat(s)` as JSON after its card count, written directly (three times faster
+    than building the dict and encoding it; the tests rebuild `observe()` from it)."""
     protected = ",".join(
         [f'{{"card":{_CARD[p]},"covers":{_sorted_cards(group)}}}' for p, group in s.protected]
     )
     return (
-        f'{{"name":{_quote(s.name)},"cards":{len(s.hand)},"market_open":{_BOOL[s.market_open]},'
+        f',"market_open":{_BOOL[s.market_open]},'
         f'"heat":{_cards(s.heat)},"hassle_under":{_cards(s.hassle_under)},'
         f'"unprotected":{_sorted_cards(s.unprotected)},"protected":[{protected}],'
         f'"skips":{s.skips},"extra_turns":{s.extra_turns}}}'
@@ -276,18 +323,35 @@ _UNSENT: Any = object()
 
 class V2Feed(Feed):
     """Version 2: each request carries the fields of the observation that changed since this
-    seat's previous request (all of them, hello's aside, in the first)."""
+    seat's previous request (all of them, hello's aside, in the first).
+
+    `act` runs at every request of every match, so it is written flat: each field is read
+    once, compared with what this seat was last sent and written as a JSON fragment only when
+    it differs (measured: a method call per field cost a tenth of the request)."""
+
+    __slots__ = (
+        "deal",
+        "first",
+        "hand",
+        "notes",
+        "numbers",
+        "phase",
+        "seats",
+        "text",
+        "turn",
+        "wasted",
+    )
 
     def __init__(self, game: Game, seat: int, text: TableText) -> None:
         super().__init__(game, seat)
         self.text = text
         self.first = True
-        self.numbers: tuple[Any, ...] = (_UNSENT,) * len(_NUMBER_KEYS)
+        self.numbers: tuple[Any, ...] = (_UNSENT,) * 5
         """hand_number, dealer, active, to_act, stack as last sent."""
         self.phase: Any = _UNSENT
         self.turn: Any = _UNSENT
         self.deal: Any = _UNSENT
-        """What the deal's entry was last built from (`_turn_and_deal`)."""
+        """What the deal's entry was last built from (see `act`)."""
         self.hand: list[Card] | None = None
         self.wasted: tuple[list[Card] | None, int] = (None, 0)
         """The Wasted pile's list and its length when last sent."""
@@ -299,18 +363,101 @@ class V2Feed(Feed):
         t = self.game.table
         me = t.seats[self.seat]
         parts: list[str] = []
-        new_hand = self._numbers(parts)
-        parts.append('"legal":' + self.text.legal(self.game.moves))
+
+        # The table's numbers, its phase and this seat's hand, where they changed.
+        now = (t.hand_no, t.dealer, t.active, t.to_act, len(t.stack))
+        sent = self.numbers
+        new_hand = False
+        if now != sent:
+            if now[0] != sent[0]:  # the hand's first request: piles and notes go whole
+                new_hand = True
+                parts.append(f'"hand_number":{now[0]}')
+            if now[1] != sent[1]:
+                parts.append(f'"dealer":{now[1]}')
+            if now[2] != sent[2]:
+                parts.append(f'"active":{now[2]}')
+            if now[3] != sent[3]:
+                parts.append(f'"to_act":{now[3]}')
+            if now[4] != sent[4]:
+                parts.append(f'"stack":{now[4]}')
+            self.numbers = now
+        if t.phase is not self.phase:
+            self.phase = t.phase
+            parts.append(_PHASE[t.phase])
         if me.hand != self.hand:
             self.hand = me.hand[:]
             parts.append('"hand":' + _sorted_cards(me.hand))
-        self._piles(parts, me.notes, new_hand)
-        self._seats(parts)
-        self._turn_and_deal(parts)
+
+        # The Wasted pile and the seat's notes: whole at a hand's first request, else what was
+        # added to them (the engine only adds to either during a hand).
+        wasted = t.wasted
+        pile, length = self.wasted
+        if wasted is not pile or len(wasted) != length or new_hand:
+            if new_hand or wasted is not pile or len(wasted) < length:
+                parts.append('"wasted":' + _cards(wasted))
+            else:
+                parts.append('"wasted_added":' + _cards(wasted[length:]))
+            self.wasted = (wasted, len(wasted))
+        notes = me.notes
+        if len(notes) != self.notes or new_hand:
+            if new_hand or len(notes) < self.notes:
+                parts.append('"notes":' + _notes(notes))
+            else:
+                parts.append('"notes_added":' + _notes(notes[self.notes :]))
+            self.notes = len(notes)
+
+        # The seats whose entry differs from the one last sent, null for the others (an entry
+        # not rebuilt since is the same string: compared by identity first).
+        entries = self.text.seat_entries()
+        if entries != self.seats:
+            shown = [
+                "null" if entry == old else entry
+                for entry, old in zip(entries, self.seats)  # noqa: B905 (both n long)
+            ]
+            parts.append('"seats":[' + ",".join(shown) + "]")
+            self.seats = entries[:]
+
+        # The active seat's turn so far, and the legal actions.
+        turn = (t.played, t.swapped, t.deals_made)
+        if turn != self.turn:
+            self.turn = turn
+            parts.append(
+                f'"turn":{{"played":{_BOOL[t.played]},"swapped":{_BOOL[t.swapped]},'
+                f'"deals_made":{t.deals_made}}}'
+            )
+        parts.append(self.text.legal(self.game.moves))
+
+        # The deal on the table.
+        deal = t.deal
+        if deal is None:
+            if self.deal is not None:
+                self.deal = None
+                parts.append('"deal":null')
+        else:
+            # The engine only adds to a deal's offer and ask, and a new deal is a new object.
+            drafted = (deal, deal.give, deal.want, len(deal.offer), len(deal.ask))
+            if drafted != self.deal:
+                self.deal = drafted
+                give, want = _CARD_OR_NULL[deal.give], _CARD_OR_NULL[deal.want]
+                parts.append(
+                    f'"deal":{{"partner":{deal.partner},"give":{give},"want":{want},'
+                    f'"offer":{_cards(deal.offer)},"ask":{_cards(deal.ask)}}}'
+                )
+
+        # The events since the seat's last message, as it saw them.
+        text = self.text
         since = max(self.sent_upto, t.hand_start_event)
         end = self.sent_upto = len(t.events)
-        parts.append(f'"history":[{self.text.history(since, end, self.seat)}],"history_end":{end}')
-        if t.phase is Phase.DRAFT and t.packets:
+        texts = text.texts
+        if len(texts) < end:
+            text._encode(end)
+        if text.secret and text.secret[-1] >= since:
+            history = text.history(since, end, self.seat)
+        else:  # no secret among the new events: most requests
+            history = ",".join(texts[since:end])
+        parts.append(f'"history":[{history}],"history_end":{end}')
+
+        if t.phase is _DRAFT and t.packets:
             parts.append('"packet":' + _sorted_cards(t.packets[self.seat]))
             parts.append('"kept":' + _sorted_cards(t.kept[self.seat]))
         if self.first:
@@ -318,8 +465,10 @@ class V2Feed(Feed):
             parts.append('"totals":' + _dumps(t.totals))
             scores = [[score.score for score in hand] for hand in t.hand_scores]
             parts.append('"hand_scores":' + _dumps(scores))
-        head = f'{{"type":"act","id":{request},"bank_ms":{bank_ms},"cpu_ms":{cpu_ms},'
-        return (head + f'"wall_ms":{wall_ms},"changes":{{' + ",".join(parts) + "}}\n").encode()
+        return (
+            f'{{"type":"act","id":{request},"bank_ms":{bank_ms},"cpu_ms":{cpu_ms},'
+            f'"wall_ms":{wall_ms},"changes":{{{",".join(parts)}}}}}\n'
+        ).encode()
 
     def hand_end(self, start: int, end: int) -> bytes:
         """As version 1's, byte for byte, from the game's shared texts."""
@@ -327,78 +476,6 @@ class V2Feed(Feed):
         self.sent_upto = end + 1
         head = self.text.hand_end(end)
         return (head + self.text.history(since, end + 1, self.seat) + "]}\n").encode()
-
-    def _numbers(self, parts: list[str]) -> bool:
-        """hand_number, dealer, active, to_act, stack and phase where they changed; whether
-        this is the hand's first request to the seat (its Wasted pile and notes go whole)."""
-        t = self.game.table
-        now = (t.hand_no, t.dealer, t.active, t.to_act, len(t.stack))
-        sent = self.numbers
-        if now != sent:
-            for key, old, new in zip(_NUMBER_KEYS, sent, now, strict=True):
-                if old != new:
-                    parts.append(f"{key}{new}")
-            self.numbers = now
-        if t.phase is not self.phase:
-            self.phase = t.phase
-            parts.append('"phase":' + _PHASE[t.phase])
-        return bool(now[0] != sent[0])
-
-    def _piles(self, parts: list[str], notes: list[tuple[str, ...]], new_hand: bool) -> None:
-        """The Wasted pile and the seat's notes: whole at a hand's first request, else what
-        was added to them (the engine only adds to either during a hand)."""
-        wasted = self.game.table.wasted
-        sent, length = self.wasted
-        if new_hand or wasted is not sent or len(wasted) < length:
-            parts.append('"wasted":' + _cards(wasted))
-        elif len(wasted) > length:
-            parts.append('"wasted_added":' + _cards(wasted[length:]))
-        self.wasted = (wasted, len(wasted))
-        if new_hand or len(notes) < self.notes:
-            parts.append('"notes":' + _dumps(notes))
-        elif len(notes) > self.notes:
-            parts.append('"notes_added":' + _dumps(notes[self.notes :]))
-        self.notes = len(notes)
-
-    def _seats(self, parts: list[str]) -> None:
-        """The seats whose entry differs from the one last sent, in a list with null for the
-        others (entries not rebuilt since are the same strings: compared by identity)."""
-        entries = self.text.seat_entries()
-        sent = self.seats
-        if entries == sent:
-            return
-        shown = ["null" if now == old else now for now, old in zip(entries, sent, strict=True)]
-        parts.append('"seats":[' + ",".join(shown) + "]")
-        self.seats = entries[:]
-
-    def _turn_and_deal(self, parts: list[str]) -> None:
-        """The active seat's turn counters and the deal on the table, when they changed."""
-        t = self.game.table
-        turn = (t.played, t.swapped, t.deals_made)
-        if turn != self.turn:
-            self.turn = turn
-            played, swapped = _BOOL[t.played], _BOOL[t.swapped]
-            parts.append(
-                f'"turn":{{"played":{played},"swapped":{swapped},"deals_made":{t.deals_made}}}'
-            )
-        deal = t.deal
-        if deal is None:
-            if self.deal is not None:
-                self.deal = None
-                parts.append('"deal":null')
-            return
-        # The engine only adds to a deal's offer and ask, and a new deal is a new object.
-        drafted = (deal, deal.give, deal.want, len(deal.offer), len(deal.ask))
-        if drafted != self.deal:
-            self.deal = drafted
-            give, want = _card_or_null(deal.give), _card_or_null(deal.want)
-            parts.append(
-                f'"deal":{{"partner":{deal.partner},"give":{give},"want":{want},'
-                f'"offer":{_cards(deal.offer)},"ask":{_cards(deal.ask)}}}'
-            )
-
-
-_NUMBER_KEYS = ('"hand_number":', '"dealer":', '"active":', '"to_act":', '"stack":')
 
 
 class Feeds:

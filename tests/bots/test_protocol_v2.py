@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from bots import protocol
 from bots.runner.botfiles import BotSource, load_bot
-from bots.runner.feed import Feeds, V1Feed
+from bots.runner.feed import Feeds, TableText, V1Feed
 from bots.runner.match import TimeControl, play_match
 from bots.sdk import Bot, _Driver
 from engine import Game, Variants, new_game, observe
@@ -174,6 +174,34 @@ def test_a_new_hand_sends_the_notes_whole(ruleset: str, players: int, seed: int)
     of the hand before (other notes): only the new hand says they are not additions."""
     game = new_game(ruleset, players, seed, Variants(), {"max_hands": 3})
     check_every_decision(game, random.Random(seed))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(["modern", "classic"]),
+    st.integers(min_value=2, max_value=6),
+    st.integers(min_value=0, max_value=2**32),
+    variants,
+)
+def test_every_event_text_is_what_json_writes_of_its_view(
+    ruleset: str, players: int, seed: int, chosen: Variants
+) -> None:
+    """Byte for byte, for every event of many games: the shared text of an event (written
+    directly, without `json`) is the compact JSON of the event as the seats outside its secret
+    see it, and as each seat inside it sees it. A reordered or repeated key would pass the
+    observation tests above (they parse the JSON) but not this one."""
+    game = new_game(ruleset, players, seed, chosen, {"max_hands": 2})
+    rng = random.Random(seed)
+    while not game.over:
+        game.apply(rng.choice(game.decision.actions))
+    text = TableText(game)
+    every = len(game.events)
+    assert text.history(0, every, -1) == ",".join(
+        json.dumps(redact(event, None), separators=(",", ":")) for event in game.events
+    )
+    for seat in range(players):
+        expected = [json.dumps(redact(e, seat), separators=(",", ":")) for e in game.events]
+        assert text.history(0, every, seat) == ",".join(expected)
 
 
 def test_version_2_requests_are_a_fraction_of_version_1() -> None:

@@ -3,7 +3,9 @@ modern totals, replay equality, observation secrecy, and illegal input changing 
 
 from __future__ import annotations
 
+import json
 import random
+import re
 from collections import Counter
 
 import pytest
@@ -11,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import Game, IllegalAction, Phase, Variants, new_game, observe
+from engine.cards import Card
 from engine.hands import hand_deck as hand_deck_of
 from engine.log import dumps, read_log, replay
 
@@ -214,3 +217,40 @@ def test_a_seed_deals_the_same_cards_whatever_is_played(
     assert len(common) >= 2
     for hand in common:
         assert games[0][hand] == games[1][hand], f"hand {hand}"
+
+
+_JSON_SAFE = re.compile(r"[a-z0-9 @()+-]+")
+"""Texts that are JSON string contents as they stand: no quote, backslash, control character
+or anything outside ASCII (the bot runner writes them between quotes without escaping)."""
+
+
+def test_card_names_are_json_safe_as_they_stand() -> None:
+    for card in Card:
+        assert _JSON_SAFE.fullmatch(card.value), card
+        assert f'"{card}"' == json.dumps(card.value)  # a card formats as its name
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game_args)
+def test_moves_are_json_safe_and_never_change_once_offered(args: tuple) -> None:
+    """`engine.game.Moves`: what the runner's protocol version 2 relies on to write the legal
+    actions and the notes without escaping them, and to keep the text of a moves dict for as
+    long as the game offers that dict again."""
+    ruleset, n, seed, chosen = args
+    game = new_game(ruleset, n, seed, chosen, {"max_hands": 3})
+    rng = random.Random(seed)
+    offered: dict[int, tuple[dict[str, object], list[str]]] = {}
+    while not game.over:
+        moves = game.moves
+        keys = list(moves)
+        kept = offered.setdefault(id(moves), (moves, keys))
+        assert kept[0] is not moves or kept[1] == keys, "a moves dict changed after it was offered"
+        for text in keys:
+            assert _JSON_SAFE.fullmatch(text), text
+        for seat in game.seats:
+            for note in seat.notes:
+                for word in note:
+                    assert _JSON_SAFE.fullmatch(word), note
+        game.apply(rng.choice(keys))
+    for moves, keys in offered.values():
+        assert list(moves) == keys, "a moves dict changed after it was offered"
