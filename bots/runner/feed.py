@@ -132,12 +132,28 @@ class TableText:
     inside it see it: `redact` gives no other views), each seat's table entry, the lists of
     legal actions, the start of each `hand_end`."""
 
+    __slots__ = (
+        "counts",
+        "entries",
+        "game",
+        "hand_end_text",
+        "heads",
+        "inside",
+        "legal_moves",
+        "legal_text",
+        "memos",
+        "mine",
+        "rests",
+        "texts",
+    )
+
     def __init__(self, game: Game) -> None:
         self.game = game
         self.texts: list[str] = []
         """Event by event, the text the seats outside its secret are sent."""
-        self.secret: list[int] = []
-        """The indices of the events with a secret (`see`), in order."""
+        self.mine: list[list[int]] = [[] for _ in range(game.n)]
+        """By seat, the indices of the events with a secret it is inside of (`see`), in
+        order: the events whose text for that seat is not the others' (`_inside`)."""
         self.inside: dict[int, str] = {}
         self.heads = [f'{{"name":{_quote(s.name)},"cards":' for s in game.table.seats]
         self.counts = [-1] * game.n
@@ -164,26 +180,24 @@ class TableText:
         """Events `since` to `end` (excluded) as `seat` saw them: JSON texts, comma-separated."""
         if len(self.texts) < end:
             self._encode(end)
-        secret = self.secret
         texts = self.texts[since:end]
-        first = bisect_left(secret, since)
-        if first < len(secret) and secret[first] < end:
-            events = self.game.table.events
-            for index in secret[first : bisect_left(secret, end)]:
-                if seat in events[index]["see"]:
-                    texts[index - since] = self._inside(index, seat)
+        mine = self.mine[seat]
+        for index in mine[bisect_left(mine, since) : bisect_left(mine, end)]:
+            texts[index - since] = self._inside(index, seat)
         return ",".join(texts)
 
     def _encode(self, end: int) -> None:
         """Encode the events not encoded yet, up to `end`, as the seats outside see them."""
-        events = self.game.table.events
         texts = self.texts
-        for index in range(len(texts), end):
-            event = events[index]
+        for index, event in enumerate(self.game.table.events[len(texts) : end], len(texts)):
             if "see" in event:
-                self.secret.append(index)
-            elif event["e"] == "act":  # three events in four: an action every seat sees
-                texts.append(_act_text(event))
+                for seat in event["see"]:
+                    self.mine[seat].append(index)
+            elif event["e"] == "act":  # three events in four: `_act_text`, inlined
+                texts.append(
+                    f'{{"e":"act","seat":{event["seat"]},"phase":"{event["phase"]}",'
+                    f'"action":"{event["action"]}"}}'
+                )
                 continue
             write = _OUTSIDE.get(tuple(event))
             texts.append(_dumps(redact(event, None)) if write is None else write(event))
@@ -282,7 +296,7 @@ def _pass_text(event: Event) -> str:
 
 def _who_text(event: Event) -> str:
     """A draw or a deal of cards, for the other seats: its kind and whose it was."""
-    return f'{{"e":{_quote(event["e"])},"seat":{event["seat"]}}}'
+    return f'{{"e":"{event["e"]}","seat":{event["seat"]}}}'
 
 
 def _offer_text(event: Event) -> str:
@@ -315,6 +329,18 @@ def _seat_rest(s: Seat) -> str:
         f'"unprotected":{_sorted_cards(s.unprotected)},"protected":[{protected}],'
         f'"skips":{s.skips},"extra_turns":{s.extra_turns}}}'
     )
+
+
+_TURN: dict[tuple[bool, bool, int], str] = {}
+"""The `turn` field by (played, swapped, deals_made): a handful of texts per game."""
+
+
+def _turn_text(turn: tuple[bool, bool, int]) -> str:
+    played, swapped, deals_made = turn
+    text = _TURN[turn] = (
+        f'"turn":{{"played":{_BOOL[played]},"swapped":{_BOOL[swapped]},"deals_made":{deals_made}}}'
+    )
+    return text
 
 
 _UNSENT: Any = object()
@@ -421,10 +447,7 @@ class V2Feed(Feed):
         turn = (t.played, t.swapped, t.deals_made)
         if turn != self.turn:
             self.turn = turn
-            parts.append(
-                f'"turn":{{"played":{_BOOL[t.played]},"swapped":{_BOOL[t.swapped]},'
-                f'"deals_made":{t.deals_made}}}'
-            )
+            parts.append(_TURN.get(turn) or _turn_text(turn))
         parts.append(self.text.legal(self.game.moves))
 
         # The deal on the table.
@@ -451,9 +474,10 @@ class V2Feed(Feed):
         texts = text.texts
         if len(texts) < end:
             text._encode(end)
-        if text.secret and text.secret[-1] >= since:
+        mine = text.mine[self.seat]
+        if mine and mine[-1] >= since:
             history = text.history(since, end, self.seat)
-        else:  # no secret among the new events: most requests
+        else:  # no secret of this seat's among the new events: most requests
             history = ",".join(texts[since:end])
         parts.append(f'"history":[{history}],"history_end":{end}')
 
