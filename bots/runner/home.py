@@ -20,6 +20,7 @@ starts, does it for every free uid.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import os
@@ -27,6 +28,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+import weakref
 from pathlib import Path
 
 from bots.runner import cgroups
@@ -85,11 +87,32 @@ class Claim:
     def __init__(self, uid: int, fd: int) -> None:
         self.uid = uid
         self.fd = fd
+        _HELD.add(self)
 
     def release(self) -> None:
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1
+
+
+_HELD: weakref.WeakSet[Claim] = weakref.WeakSet()
+"""This process's claims, so that a forked child can let go of its copies."""
+
+
+def _drop_copies_in_child() -> None:
+    """In a child forked from a process that holds uids (a Celery worker's pool, `grass match`
+    jobs, any library that forks without exec): close the child's copies of the lock files. An
+    flock lasts as long as any copy of its file is open, so a copy would keep the uid held,
+    and the box's leftovers unswept, after the parent released it, for as long as the child
+    lives. The child never owns its parent's boxes (`pool.Pool` forgets them too)."""
+    for claim in list(_HELD):
+        if claim.fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(claim.fd)
+            claim.fd = -1
+
+
+os.register_at_fork(after_in_child=_drop_copies_in_child)
 
 
 def claim_uid() -> Claim:

@@ -10,6 +10,7 @@ locked uid and a folder, until the host could start no bot at all.
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import signal
 import subprocess
@@ -148,6 +149,48 @@ def test_a_claimed_uid_starts_clean(sandbox_ready: None) -> None:
         assert uid not in home.leftovers()
     finally:
         claim.release()
+
+
+def _uid_is_free(uid: int) -> bool:
+    """Whether nobody holds `uid`'s lock (taken and let go again at once)."""
+    fd = os.open(home.HOME / "uids" / str(uid), os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)
+    return True
+
+
+@pytest.mark.parametrize("kind", ["claimed", "ready box"])
+def test_a_forked_child_does_not_keep_its_parents_uids(sandbox_ready: None, kind: str) -> None:
+    """A child forked without exec (a library's worker, a job process) gets copies of the
+    uid locks; an flock lasts while any copy is open, so before the fork hook the child kept
+    the uid held, and its box unswept, after the parent let it go."""
+    if kind == "claimed":
+        claim = home.claim_uid()
+        uid, let_go = claim.uid, claim.release
+    else:
+        ready = pool.prepare(sandbox.Limits())
+        uid, let_go = ready.box.uid, ready.discard
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # the child: say it is up, then outlive the parent's release
+        os.close(read)
+        os.write(write, b"up")
+        time.sleep(60)
+        os._exit(0)
+    try:
+        os.close(write)
+        assert os.read(read, 2) == b"up"
+        assert not _uid_is_free(uid)
+        let_go()
+        assert _uid_is_free(uid), "the forked child still holds the uid's lock"
+    finally:
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
+        os.close(read)
 
 
 def test_one_runtime_copy_per_code_version(sandbox_ready: None) -> None:
