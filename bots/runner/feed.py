@@ -26,8 +26,9 @@ from typing import Any
 from bots import protocol
 from engine.cards import ORDER, Card
 from engine.game import Event, Game, Moves
-from engine.observation import observe, redact
-from engine.state import Phase, Seat
+from engine.observation import redact
+from engine.rules import ruleset_limits
+from engine.state import DealDraft, Phase, Seat
 
 _quote: Callable[[str], str] = json.encoder.encode_basestring_ascii
 """A string as a JSON string literal, non-ASCII escaped as `json.dumps` does (C, fast)."""
@@ -113,17 +114,69 @@ class Feed:
 
 
 class V1Feed(Feed):
-    """Version 1: the whole observation in every request, as the runner has always sent it."""
+    """Version 1: the whole observation in every request, as the runner has always sent it:
+    byte for byte `protocol.encode(protocol.act(..., observe(game, seat, since)))`, written
+    from the game's shared texts (`TableText`) instead of building the observation and
+    encoding it (the tests compare the two at every decision of many games)."""
 
-    __slots__ = ()
+    __slots__ = ("head", "text")
+
+    def __init__(self, game: Game, seat: int, text: TableText | None = None) -> None:
+        super().__init__(game, seat)
+        self.text = TableText(game) if text is None else text
+        ruleset = game.ruleset
+        fixed = {
+            "seat": seat,
+            "players": list(game.names),
+            "ruleset": ruleset.name,
+            "variants": game.variants.as_dict(),
+            "target": ruleset.target,
+            "limits": ruleset_limits(ruleset),
+        }
+        self.head = _dumps(fixed)[:-1]
+        """The observation's fields that never change, up to where the others follow."""
 
     def act(self, request: int, *, bank_ms: int, cpu_ms: int, wall_ms: int) -> bytes:
         game = self.game
-        since = max(self.sent_upto, game.table.hand_start_event)
-        view = observe(game, self.seat, since=since)
-        self.sent_upto = view["history_end"]
-        message = protocol.act(request, view, bank_ms=bank_ms, cpu_ms=cpu_ms, wall_ms=wall_ms)
-        return protocol.encode(message)
+        t = game.table
+        text = self.text
+        seat = self.seat
+        me = t.seats[seat]
+        since = max(self.sent_upto, t.hand_start_event)
+        end = self.sent_upto = len(t.events)
+        deal = t.deal
+        turn = (t.played, t.swapped, t.deals_made)
+        view = (
+            f'{self.head},"hand_number":{t.hand_no},"dealer":{t.dealer},"active":{t.active},'
+            f'"to_act":{t.to_act},{_PHASE[t.phase]},'
+            f"{text.legal(game.moves) if t.to_act == seat else _NO_LEGAL},"
+            f'"hand":{_sorted_cards(me.hand)},"stack":{len(t.stack)},'
+            f'"wasted":{_cards(t.wasted)},"seats":[{",".join(text.seat_entries())}],'
+            f'"totals":{_dumps(t.totals)},"hand_scores":{text.hand_scores()},'
+            f'"notes":{_notes(me.notes)},{_TURN.get(turn) or _turn_text(turn)},'
+            f'"deal":{"null" if deal is None else _deal_text(deal)},'
+            f'"history":[{text.history(since, end, seat)}],"history_end":{end}'
+        )
+        if t.phase is _DRAFT and t.packets:
+            view += (
+                f',"packet":{_sorted_cards(t.packets[seat])},"kept":{_sorted_cards(t.kept[seat])}'
+            )
+        return (
+            f'{{"type":"act","id":{request},"bank_ms":{bank_ms},"cpu_ms":{cpu_ms},'
+            f'"wall_ms":{wall_ms},"observation":{view}}}}}\n'
+        ).encode()
+
+
+_NO_LEGAL = '"legal":[]'
+
+
+def _deal_text(deal: DealDraft) -> str:
+    """The deal being drafted, as `DealDraft.public()` gives it, as JSON."""
+    give, want = _CARD_OR_NULL[deal.give], _CARD_OR_NULL[deal.want]
+    return (
+        f'{{"partner":{deal.partner},"give":{give},"want":{want},'
+        f'"offer":{_cards(deal.offer)},"ask":{_cards(deal.ask)}}}'
+    )
 
 
 class TableText:
@@ -144,6 +197,8 @@ class TableText:
         "memos",
         "mine",
         "rests",
+        "scores_of",
+        "scores_text",
         "texts",
     )
 
@@ -165,6 +220,8 @@ class TableText:
         self.hand_end_text: tuple[int, str] = (-1, "")
         self.legal_moves: Moves | None = None
         self.legal_text = ""
+        self.scores_of: tuple[list[Any] | None, int] = (None, -1)
+        self.scores_text = ""
 
     def legal(self, moves: Moves) -> str:
         """The `legal` field. The engine builds some lists of moves once and hands out the
@@ -175,6 +232,14 @@ class TableText:
             self.legal_moves = moves
             self.legal_text = '"legal":["' + '","'.join(moves) + '"]'
         return self.legal_text
+
+    def hand_scores(self) -> str:
+        """The scores of the hands played so far, as JSON (they change at a hand's end)."""
+        scores = self.game.table.hand_scores
+        if self.scores_of != (scores, len(scores)):
+            self.scores_of = (scores, len(scores))
+            self.scores_text = _dumps([[score.score for score in hand] for hand in scores])
+        return self.scores_text
 
     def history(self, since: int, end: int, seat: int) -> str:
         """Events `since` to `end` (excluded) as `seat` saw them: JSON texts, comma-separated."""
@@ -461,11 +526,7 @@ class V2Feed(Feed):
             drafted = (deal, deal.give, deal.want, len(deal.offer), len(deal.ask))
             if drafted != self.deal:
                 self.deal = drafted
-                give, want = _CARD_OR_NULL[deal.give], _CARD_OR_NULL[deal.want]
-                parts.append(
-                    f'"deal":{{"partner":{deal.partner},"give":{give},"want":{want},'
-                    f'"offer":{_cards(deal.offer)},"ask":{_cards(deal.ask)}}}'
-                )
+                parts.append('"deal":' + _deal_text(deal))
 
         # The events since the seat's last message, as it saw them.
         text = self.text
@@ -511,8 +572,8 @@ class Feeds:
 
     def for_seat(self, seat: int, version: int) -> Feed:
         """The feed of `seat` in protocol `version` (1 or 2)."""
+        if self.text is None:
+            self.text = TableText(self.game)
         if version == 2:
-            if self.text is None:
-                self.text = TableText(self.game)
             return V2Feed(self.game, seat, self.text)
-        return V1Feed(self.game, seat)
+        return V1Feed(self.game, seat, self.text)

@@ -87,6 +87,9 @@ class Claim:
     def __init__(self, uid: int, fd: int) -> None:
         self.uid = uid
         self.fd = fd
+        held = os.fstat(fd)
+        self.file = (held.st_dev, held.st_ino)
+        """The lock file's identity, so a forked child closes only what is still this file."""
         _HELD.add(self)
 
     def release(self) -> None:
@@ -106,10 +109,15 @@ def _drop_copies_in_child() -> None:
     and the box's leftovers unswept, after the parent released it, for as long as the child
     lives. The child never owns its parent's boxes (`pool.Pool` forgets them too)."""
     for claim in list(_HELD):
-        if claim.fd >= 0:
-            with contextlib.suppress(OSError):
+        if claim.fd < 0:
+            continue
+        with contextlib.suppress(OSError):
+            # A release racing the fork (another thread between its close and `fd = -1`)
+            # can leave a number that is now another file's: that one is not ours to close.
+            found = os.fstat(claim.fd)
+            if (found.st_dev, found.st_ino) == claim.file:
                 os.close(claim.fd)
-            claim.fd = -1
+        claim.fd = -1
 
 
 os.register_at_fork(after_in_child=_drop_copies_in_child)

@@ -4,7 +4,8 @@
   seeded games (both rulesets, 2-6 seats, every variant, deals), and its `Observation` is the one
   version 1 gives; `hand_end` is the same line in both versions.
 - Version 1 lines are still byte for byte what the runner sent before version 2 (`_old_*` below
-  are that runner's code, kept here as the reference).
+  are that runner's code, kept here as the reference), though now written from the texts the
+  game's feeds share.
 - In real matches, in the sandbox: a version 1 bot (the minimal bot of PROTOCOL.md section 8,
   which exits when `hello.protocol` is not 1) and SDK bots on version 2 at one table; the same
   SDK bots play the same game on either version; a bot's `ready.protocol` cannot make the runner
@@ -76,9 +77,9 @@ def check_every_decision(game: Game, rng: random.Random) -> int:
     runner does, and check at each decision that the SDK's version 2 observation is
     `observe()`'s and its `Observation` version 1's; returns the number of decisions."""
     n = game.n
-    feeds = Feeds(game)
+    feeds = Feeds(game)  # both versions share the game's texts, as at a mixed table
     v2 = [feeds.for_seat(seat, 2) for seat in range(n)]
-    v1 = [V1Feed(game, seat) for seat in range(n)]
+    v1 = [feeds.for_seat(seat, 1) for seat in range(n)]
     sdk2, sdk1 = [_Driver(Bot()) for _ in range(n)], [_Driver(Bot()) for _ in range(n)]
     for seat in range(n):
         assert sdk2[seat].start(_hello(game, seat)) == 2
