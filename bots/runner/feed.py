@@ -7,12 +7,13 @@ sends what changed since the bot's previous request, and the bot rebuilds the ob
 the turn only when they differ from what this seat was last sent, the seats whose entry
 changed, the Wasted pile and the notes as additions, totals and hand scores in `hand_end`.
 
-The runner pays for every request of every seat of every match, so version 2 is built as
-text: each field is compared with what this seat was last sent and written as a JSON fragment,
-and the parts every seat shares (an event as the seats outside or inside its secret see it, a
-seat's table entry) are encoded once per game (`TableText`) instead of once per seat. The bytes
-are the same JSON a `json.dumps` of the fields would give (compact, ASCII); the tests rebuild
-`observe()` from them at every decision of many games.
+The runner pays for every request of every seat of every match, so both versions are built
+as text: the parts every seat shares (an event as the seats outside or inside its secret see
+it, a seat's table entry, the legal actions) are encoded once per game (`TableText`) instead of
+once per seat, and version 2 compares each other field with what this seat was last sent. The
+bytes are the same JSON a `json.dumps` of the message would give (compact, ASCII): version 1's
+are compared with it, and `observe()` is rebuilt from version 2's, at every decision of many
+games in the tests.
 """
 
 from __future__ import annotations
