@@ -233,9 +233,9 @@ def test_card_names_are_json_safe_as_they_stand() -> None:
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(game_args)
 def test_moves_are_json_safe_and_never_change_once_offered(args: tuple) -> None:
-    """`engine.game.Moves`: what the runner's protocol version 2 relies on to write the legal
-    actions and the notes without escaping them, and to keep the text of a moves dict for as
-    long as the game offers that dict again."""
+    """`engine.game.Moves`: what the bot runner (`bots.runner.feed`, both protocol versions)
+    relies on to write the legal actions and the notes without escaping them, and to keep the
+    text of a moves dict for as long as the game offers that dict again."""
     ruleset, n, seed, chosen = args
     game = new_game(ruleset, n, seed, chosen, {"max_hands": 3})
     rng = random.Random(seed)
