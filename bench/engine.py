@@ -21,6 +21,24 @@ def random_game(ruleset: str, players: int, seed: int) -> tuple[int, int]:
     return decisions, game.hand_no
 
 
+def clone_cost(ruleset: str, players: int, seed: int = 0, decisions: int = 300) -> float:
+    """CPU µs of `Game.clone()` a few hands into a game of random play: what a search bot pays
+    for every rollout or sampled state before playing it (best of five runs of 2,000)."""
+    game = new_game(ruleset, players, seed)
+    rng = random.Random(seed)
+    for _ in range(decisions):
+        if game.over:
+            break
+        game.apply(rng.choice(list(game.moves)))
+    best = float("inf")
+    for _ in range(5):
+        start = time.process_time()
+        for _ in range(2000):
+            game.clone()
+        best = min(best, time.process_time() - start)
+    return round(best / 2000 * 1e6, 2)
+
+
 def engine_throughput(ruleset: str, players: int, seconds: float, seed: int = 0) -> dict[str, Any]:
     """Games, hands and decisions per second on one core, legal-action generation included."""
     games = hands = decisions = 0
@@ -42,4 +60,5 @@ def engine_throughput(ruleset: str, players: int, seconds: float, seed: int = 0)
         "hands_per_s": round(hands / elapsed, 2),
         "decisions_per_s": round(decisions / elapsed),
         "us_per_decision": round(1e6 * elapsed / decisions, 2),
+        "us_per_clone": clone_cost(ruleset, players, seed),
     }

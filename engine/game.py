@@ -58,6 +58,26 @@ backslash, no control character), so they are JSON strings as they stand; both f
 tested (tests/engine/test_properties.py) because the bot runner relies on them."""
 
 
+_checked: list[tuple[Ruleset, Variants]] = []
+"""The last ruleset and variants found to match their named edition: a game's clones, its
+sampled states and positions pass the game's own objects again, and a search bot builds
+thousands of them (the check costs as much as the rest of a copy)."""
+
+
+def _check_ruleset(ruleset: Ruleset, variants: Variants) -> None:
+    """That `ruleset` is its named edition under `variants`, but for its platform limits and
+    target: a log names its ruleset and limits, and anything else could not be replayed."""
+    if _checked and _checked[0][0] is ruleset and _checked[0][1] is variants:
+        return
+    limits = ruleset_limits(ruleset)
+    if resolve_ruleset(ruleset.name, variants, limits, ruleset.engine) != ruleset:
+        raise ValueError(
+            f"ruleset {ruleset.name!r} differs from the named edition in more than "
+            "its platform limits and target; use resolve_ruleset()"
+        )
+    _checked[:] = [(ruleset, variants)]
+
+
 class Decision(NamedTuple):
     """A point where one seat must choose one of `actions` (their text encodings)."""
 
@@ -211,13 +231,7 @@ class Game:
         n = len(names)
         if not MIN_PLAYERS <= n <= MAX_PLAYERS:
             raise ValueError(f"Grass is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {n}")
-        limits = ruleset_limits(ruleset)
-        if resolve_ruleset(ruleset.name, variants, limits, ruleset.engine) != ruleset:
-            # A log names its ruleset and limits; anything else could not be replayed.
-            raise ValueError(
-                f"ruleset {ruleset.name!r} differs from the named edition in more than "
-                "its platform limits and target; use resolve_ruleset()"
-            )
+        _check_ruleset(ruleset, variants)
         if len(table.seats) != n:
             raise ValueError(f"the table has {len(table.seats)} seats for {n} players")
         self.ruleset = ruleset

@@ -3,6 +3,7 @@ modern totals, replay equality, observation secrecy, and illegal input changing 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import re
@@ -254,3 +255,35 @@ def test_moves_are_json_safe_and_never_change_once_offered(args: tuple) -> None:
         game.apply(rng.choice(keys))
     for moves, keys in offered.values():
         assert list(moves) == keys, "a moves dict changed after it was offered"
+
+
+def test_a_game_refuses_a_ruleset_that_is_not_its_named_edition() -> None:
+    """`Game.from_table` checks the ruleset against its named edition (a log could not replay
+    anything else); the check is skipped only for the very objects last found good (a game's
+    clones), never for an edited copy of them."""
+    game = new_game("modern", 4, 5)
+    game.clone()  # the game's own ruleset and variants, checked and remembered
+    edited = dataclasses.replace(game.ruleset, bonus=game.ruleset.bonus + 1)
+    with pytest.raises(ValueError, match="differs from the named edition"):
+        Game.from_table(edited, game.variants, game.seed, game.names, game.table.copy())
+    equal = dataclasses.replace(game.ruleset)  # the same edition, another object
+    copy = Game.from_table(equal, game.variants, game.seed, game.names, game.table.copy())
+    assert copy.legal_actions() == game.legal_actions()
+    with pytest.raises(ValueError, match="differs from the named edition"):
+        Game.from_table(edited, game.variants, game.seed, game.names, game.table.copy())
+
+
+def test_a_clone_draws_what_the_game_would_draw() -> None:
+    """A copied table's random streams go on exactly as the original's (they are copied
+    without being seeded first)."""
+    game = new_game("classic", 3, 9, Variants(lucky_or_not=True))
+    rng = random.Random(9)
+    for _ in range(200):
+        game.apply(rng.choice(game.legal_actions()))
+    clone = game.clone()
+    choices = random.Random(10)
+    while not game.over:
+        action = choices.choice(game.legal_actions())
+        game.apply(action)
+        clone.apply(action)
+    assert clone.events == game.events
