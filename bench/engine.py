@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from typing import Any
 
-from engine import new_game
+from engine import Phase, new_game, observe
+from engine.sampling import sample_game
 
 
 def random_game(ruleset: str, players: int, seed: int) -> tuple[int, int]:
@@ -21,22 +23,28 @@ def random_game(ruleset: str, players: int, seed: int) -> tuple[int, int]:
     return decisions, game.hand_no
 
 
-def clone_cost(ruleset: str, players: int, seed: int = 0, decisions: int = 300) -> float:
-    """CPU µs of `Game.clone()` a few hands into a game of random play: what a search bot pays
-    for every rollout or sampled state before playing it (best of five runs of 2,000)."""
+def _search_costs(ruleset: str, players: int, seed: int = 0) -> dict[str, float]:
+    """CPU µs of `Game.clone()` and of `engine.sampling.sample_game` (from the seat's own
+    observation) at the first turn decision after 300 decisions of random play: what a search
+    bot pays for every rollout or sampled state before playing it (best of five runs of 2,000
+    each)."""
     game = new_game(ruleset, players, seed)
     rng = random.Random(seed)
-    for _ in range(decisions):
-        if game.over:
-            break
+    decisions = 0
+    while decisions < 300 or game.phase is not Phase.TURN or game.table.played:
         game.apply(rng.choice(list(game.moves)))
-    best = float("inf")
-    for _ in range(5):
-        start = time.process_time()
-        for _ in range(2000):
-            game.clone()
-        best = min(best, time.process_time() - start)
-    return round(best / 2000 * 1e6, 2)
+        decisions += 1
+    view = json.loads(json.dumps(observe(game, game.to_act)))
+    costs = {}
+    for name, run in (("clone", game.clone), ("sample", lambda: sample_game(view, rng))):
+        best = float("inf")
+        for _ in range(5):
+            start = time.process_time()
+            for _ in range(2000):
+                run()
+            best = min(best, time.process_time() - start)
+        costs[f"us_per_{name}"] = round(best / 2000 * 1e6, 2)
+    return costs
 
 
 def engine_throughput(ruleset: str, players: int, seconds: float, seed: int = 0) -> dict[str, Any]:
@@ -60,5 +68,5 @@ def engine_throughput(ruleset: str, players: int, seconds: float, seed: int = 0)
         "hands_per_s": round(hands / elapsed, 2),
         "decisions_per_s": round(decisions / elapsed),
         "us_per_decision": round(1e6 * elapsed / decisions, 2),
-        "us_per_clone": clone_cost(ruleset, players, seed),
+        **_search_costs(ruleset, players, seed),
     }

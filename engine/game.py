@@ -59,15 +59,16 @@ tested (tests/engine/test_properties.py) because the bot runner relies on them."
 
 
 _checked: list[tuple[Ruleset, Variants]] = []
-"""The last ruleset and variants found to match their named edition: a game's clones, its
-sampled states and positions pass the game's own objects again, and a search bot builds
-thousands of them (the check costs as much as the rest of a copy)."""
+"""The last ruleset (that very object: `resolve_ruleset` hands out the same one again) and
+variants found to match their named edition: a game's clones, its sampled states and
+positions pass them again, and a search bot builds thousands of them (the check costs as much
+as the rest of a copy)."""
 
 
 def _check_ruleset(ruleset: Ruleset, variants: Variants) -> None:
     """That `ruleset` is its named edition under `variants`, but for its platform limits and
     target: a log names its ruleset and limits, and anything else could not be replayed."""
-    if _checked and _checked[0][0] is ruleset and _checked[0][1] is variants:
+    if _checked and _checked[0][0] is ruleset and _checked[0][1] == variants:
         return
     limits = ruleset_limits(ruleset)
     if resolve_ruleset(ruleset.name, variants, limits, ruleset.engine) != ruleset:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from functools import lru_cache
 
 from engine.cards import Card, Family
 
@@ -367,8 +368,18 @@ def resolve_ruleset(
     for key, value in limits.items():
         if not isinstance(value, int) or value < 1:
             raise ValueError(f"{key} must be a positive integer, not {value!r}")
-    ruleset = replace(ruleset, target=variants.target)
-    for key, value in limits.items():
+    return _resolved(ruleset, variants.target, tuple(sorted(limits.items())), engine)
+
+
+@lru_cache(maxsize=64)
+def _resolved(
+    ruleset: Ruleset, target: int, limits: tuple[tuple[str, int], ...], engine: str | None
+) -> Ruleset:
+    """`resolve_ruleset` once its input is checked. Kept (rulesets are frozen), so a game's
+    clones and a search bot's sampled states get the very same object back, and do not pay
+    for the copies again (as much as the rest of a sampled state)."""
+    ruleset = replace(ruleset, target=target)
+    for key, value in limits:
         ruleset = replace(ruleset, **{key: value})  # type: ignore[arg-type]
     if engine is not None and engine != ruleset.engine:
         ruleset = rules_as_of(ruleset, engine)

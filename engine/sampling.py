@@ -24,12 +24,15 @@ def _wiped_out(view: dict[str, Any], max_deals: int, deals_on: bool) -> set[int]
     tells: the events it holds, and for the observing seat its legal actions (it may not deal
     though the hand and the turn would allow it)."""
     wiped: set[int] = set()
-    for event in view.get("history", ()):
-        action = event.get("action", "") if event.get("e") == "act" else ""
-        if action.startswith("play utterly-wiped-out @"):
-            wiped.add(int(action.rsplit("@", 1)[1]))
-        elif action == "play market-open":
-            wiped.discard(event["seat"])
+    if not all(seat["market_open"] for seat in view["seats"]):  # else none can be wiped out
+        for event in view.get("history", ()):
+            action = event.get("action")  # only actions have one
+            if action is None or not action.startswith("play "):
+                continue
+            if action == "play market-open":
+                wiped.discard(event["seat"])
+            elif action.startswith("play utterly-wiped-out @"):
+                wiped.add(int(action.rsplit("@", 1)[1]))
     me = view["seat"]
     seat = view["seats"][me]
     may_deal = deals_on and view["turn"]["deals_made"] < max_deals and not seat["market_open"]
@@ -37,6 +40,18 @@ def _wiped_out(view: dict[str, Any], max_deals: int, deals_on: bool) -> set[int]
         # Nothing else refuses a deal at one's own turn under these rules.
         wiped.add(me)
     return {index for index in wiped if not view["seats"][index]["market_open"]}
+
+
+_BY_NAME: dict[str, Card] = {card.value: card for card in Card}
+
+
+def _card(name: str) -> Card:
+    """A card by its name (as `Card(name)`, a dict lookup instead of the enum's call: a search
+    bot samples thousands of states, each with dozens of cards to name)."""
+    try:
+        return _BY_NAME[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"{name!r} is not a card") from None
 
 
 def sample_game(view: dict[str, Any], rng: random.Random) -> Game:
@@ -58,7 +73,7 @@ def sample_game(view: dict[str, Any], rng: random.Random) -> Game:
     table.active = view["active"]
     table.to_act = view["to_act"]
     table.totals = list(view["totals"])
-    table.wasted = [Card(c) for c in view["wasted"]]
+    table.wasted = [_card(c) for c in view["wasted"]]
     turn = view["turn"]
     table.played = turn["played"]
     table.swapped = turn["swapped"]
@@ -71,11 +86,11 @@ def sample_game(view: dict[str, Any], rng: random.Random) -> Game:
     unseen.subtract(table.wasted)
     for seat, public in zip(table.seats, view["seats"], strict=True):
         seat.market_open = public["market_open"]
-        seat.heat = [Card(c) for c in public["heat"]]
-        seat.hassle_under = [Card(c) for c in public["hassle_under"]]
-        seat.unprotected = [Card(c) for c in public["unprotected"]]
+        seat.heat = [_card(c) for c in public["heat"]]
+        seat.hassle_under = [_card(c) for c in public["hassle_under"]]
+        seat.unprotected = [_card(c) for c in public["unprotected"]]
         seat.protected = [
-            (Card(p["card"]), [Card(c) for c in p["covers"]]) for p in public["protected"]
+            (_card(p["card"]), [_card(c) for c in p["covers"]]) for p in public["protected"]
         ]
         seat.skips = public["skips"]
         seat.extra_turns = public["extra_turns"]
@@ -83,7 +98,7 @@ def sample_game(view: dict[str, Any], rng: random.Random) -> Game:
     if rules.wiped_out_stops_dealing:
         for index in _wiped_out(view, rules.max_deals_per_turn, stage is None or stage.deals):
             table.seats[index].wiped_out = True
-    own = [Card(c) for c in view["hand"]]
+    own = [_card(c) for c in view["hand"]]
     table.seats[me].hand = own
     unseen.subtract(own)
     if min(unseen.values(), default=0) < 0:
@@ -94,7 +109,7 @@ def sample_game(view: dict[str, Any], rng: random.Random) -> Game:
     known: dict[int, list[Card]] = {}
     for note in view.get("notes", ()):
         if note[0] in ("passed", "deal-gave"):
-            card = Card(note[1])
+            card = _card(note[1])
             if card in pool:
                 pool.remove(card)
                 known.setdefault(int(note[2]), []).append(card)

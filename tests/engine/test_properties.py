@@ -17,6 +17,7 @@ from engine import Game, IllegalAction, Phase, Variants, new_game, observe
 from engine.cards import Card
 from engine.hands import hand_deck as hand_deck_of
 from engine.log import dumps, read_log, replay
+from engine.rules import resolve_ruleset
 
 variants_strategy = st.builds(
     Variants,
@@ -287,3 +288,15 @@ def test_a_clone_draws_what_the_game_would_draw() -> None:
         game.apply(action)
         clone.apply(action)
     assert clone.events == game.events
+
+
+def test_resolve_ruleset_hands_out_one_ruleset_per_input() -> None:
+    """Kept by input (so a game's copies share it), never across different inputs."""
+    three = resolve_ruleset("modern", Variants(), {"max_hands": 3})
+    assert three is resolve_ruleset("modern", Variants(), {"max_hands": 3})
+    assert three.max_hands == 3 and three.target == 250_000
+    assert resolve_ruleset("modern", Variants(), {"max_hands": 4}).max_hands == 4
+    assert resolve_ruleset("modern", Variants(target=500_000), {"max_hands": 3}).target == 500_000
+    assert resolve_ruleset("classic", Variants(), {"max_hands": 3}).name == "classic"
+    with pytest.raises(ValueError, match="positive integer"):
+        resolve_ruleset("modern", Variants(), {"max_hands": 0})
