@@ -24,7 +24,6 @@ from bisect import bisect_left
 from collections.abc import Callable
 from typing import Any
 
-from bots import protocol
 from engine.cards import ORDER, Card
 from engine.game import Event, Game, Moves
 from engine.observation import redact
@@ -81,13 +80,14 @@ def _sorted_cards(cards: list[Card]) -> str:
 
 class Feed:
     """One seat's messages, whatever the version: where its history stands, and `hand_end`
-    (the same in both versions)."""
+    (the same in both versions), from the texts the game's feeds share."""
 
-    __slots__ = ("game", "seat", "sent_upto")
+    __slots__ = ("game", "seat", "sent_upto", "text")
 
-    def __init__(self, game: Game, seat: int) -> None:
+    def __init__(self, game: Game, seat: int, text: TableText | None = None) -> None:
         self.game = game
         self.seat = seat
+        self.text = TableText(game) if text is None else text
         self.sent_upto = 0
         """Index in the game's events just after the last event this seat was sent."""
 
@@ -97,21 +97,12 @@ class Feed:
 
     def hand_end(self, start: int, end: int) -> bytes:
         """The line telling the seat the hand that ran from event `start` to its `hand-end`
-        event at `end` was scored, with the rest of that hand's events as it saw them."""
-        events = self.game.table.events
-        event = events[end]
+        event at `end` was scored, with the rest of that hand's events as it saw them: byte for
+        byte `protocol.encode` of the message (the tests compare the two)."""
         since = max(self.sent_upto, start)
-        history = [redact(e, self.seat) for e in events[since : end + 1]]
         self.sent_upto = end + 1
-        message = {
-            "type": "hand_end",
-            "hand": event["hand"],
-            "scores": event["scores"],
-            "totals": event["totals"],
-            "held": event["held"],
-            "history": history,
-        }
-        return protocol.encode(message)
+        head = self.text.hand_end(end)
+        return (head + self.text.history(since, end + 1, self.seat) + "]}\n").encode()
 
 
 class V1Feed(Feed):
@@ -120,11 +111,10 @@ class V1Feed(Feed):
     from the game's shared texts (`TableText`) instead of building the observation and
     encoding it (the tests compare the two at every decision of many games)."""
 
-    __slots__ = ("head", "text")
+    __slots__ = ("head",)
 
     def __init__(self, game: Game, seat: int, text: TableText | None = None) -> None:
-        super().__init__(game, seat)
-        self.text = TableText(game) if text is None else text
+        super().__init__(game, seat, text)
         ruleset = game.ruleset
         fixed = {
             "seat": seat,
@@ -429,14 +419,12 @@ class V2Feed(Feed):
         "numbers",
         "phase",
         "seats",
-        "text",
         "turn",
         "wasted",
     )
 
     def __init__(self, game: Game, seat: int, text: TableText) -> None:
-        super().__init__(game, seat)
-        self.text = text
+        super().__init__(game, seat, text)
         self.first = True
         self.numbers: tuple[Any, ...] = (_UNSENT,) * 5
         """hand_number, dealer, active, to_act, stack as last sent."""
@@ -555,13 +543,6 @@ class V2Feed(Feed):
             f'{{"type":"act","id":{request},"bank_ms":{bank_ms},"cpu_ms":{cpu_ms},'
             f'"wall_ms":{wall_ms},"changes":{{{",".join(parts)}}}}}\n'
         ).encode()
-
-    def hand_end(self, start: int, end: int) -> bytes:
-        """As version 1's, byte for byte, from the game's shared texts."""
-        since = max(self.sent_upto, start)
-        self.sent_upto = end + 1
-        head = self.text.hand_end(end)
-        return (head + self.text.history(since, end + 1, self.seat) + "]}\n").encode()
 
 
 class Feeds:
