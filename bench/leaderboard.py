@@ -272,7 +272,7 @@ def load_bench_data(
         seat_id = 0
         with _copy(
             MatchSeat,
-            "id match_id seat bot_version_id place total "
+            "id match_id seat bot_version_id bot_id place total "
             "forfeited forfeit_reason decisions think_ms strikes faults",
         ) as copy:
             for first in range(0, size.matches, BATCH):
@@ -301,7 +301,7 @@ def load_bench_data(
                         after.append(new[seat].mu)
                         seat_id += 1
                         lines.append(
-                            f"{seat_id}\t{index + 1}\t{seat}\t{b + 1}\t{place}"
+                            f"{seat_id}\t{index + 1}\t{seat}\t{b + 1}\t{b + 1}\t{place}"
                             f"\t{(size.seats - place) * 50_000}\tf\t\t150\t2.5\t0\t{{}}\n"
                         )
                 copy.write("".join(lines))

@@ -108,7 +108,7 @@ def _image_plain(source: BotSource) -> tuple[BotProcess, None, Path]:
     from bots.runner.process import BotProcess
 
     lang = detect(source.files)
-    image, lib = runtime.image_dir(), home.runtime_dir()
+    image, lib = runtime.image_dir(), home.plain_runtime_dir()
     folder = Path(tempfile.mkdtemp(prefix="grass-bench-image-"))
     libc = ctypes.CDLL(None, use_errno=True)
     try:

@@ -64,7 +64,11 @@ def cmd_play(args: argparse.Namespace) -> int:
                     f"ranks {game.result['ranks']} ({game.result['reason']})"
                 )
             progress.advance(task)
-    table = Table(title=f"{args.games} game(s) of random players, {args.ruleset} rules")
+    # The title goes on a line of its own: as the table's title, Rich wraps it to the width of
+    # the three narrow columns, which left "1 game(s) of random players," dangling on a line.
+    games = f"{args.games} game" + ("" if args.games == 1 else "s")
+    console.print(f"{games} of random players, {args.ruleset} rules")
+    table = Table()
     for column in ("seat", "wins", "mean total"):
         table.add_column(column, justify="right")
     for seat in range(args.players):
@@ -210,7 +214,8 @@ def cmd_match(args: argparse.Namespace) -> int:
     names = [b.name for b in bots]
     table = Table(
         title=f"{len(finished)} game(s), {players} seats, {args.ruleset} rules"
-        + ("" if config.sandboxed else " (NOT sandboxed)")
+        + ("" if config.sandboxed else " (NOT sandboxed)"),
+        caption="wins: a first place shared by n seats counts 1/n to each",
     )
     for column in (
         "bot", "games", "wins", "win rate (95% CI)", "mean score", "mean place",
@@ -222,7 +227,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         table.add_row(
             entry.name,
             str(entry.games),
-            f"{entry.wins:g}",
+            f"{entry.wins:g}" if entry.wins == int(entry.wins) else f"{entry.wins:.2f}",
             f"{entry.win_rate:.1%} ({low:.1%}-{high:.1%})",
             f"{entry.total_score / max(entry.games, 1):,.0f}",
             f"{entry.total_place / max(entry.games, 1):.2f}",
@@ -266,7 +271,17 @@ def _remote(args: argparse.Namespace) -> int:
             return remote.status(console, args.name)
         if args.command == "matches":
             return remote.matches(console, args.name, args.last)
-        return remote.logs(console, args.name, args.last, Path(args.dir))
+        if args.command == "challenge":
+            return remote.challenge(
+                console,
+                args.bot,
+                args.opponents,
+                ruleset=args.ruleset,
+                seating=args.seating,
+                hands=args.hands,
+                wait_s=args.wait,
+            )
+        return remote.logs(console, args.name, args.last, Path(args.dir), debug=args.debug)
     except LadderError as exc:
         print(f"grass {args.command}: {exc}", file=sys.stderr)
         return 1
@@ -276,7 +291,7 @@ def _remote(args: argparse.Namespace) -> int:
 
 
 def _ladder_parsers(sub: Any) -> None:
-    """login, submit, status, matches, logs: the ladder's REST API (`bots.client`)."""
+    """login, submit, status, matches, logs, challenge: the ladder's REST API (`bots.client`)."""
     from bots.client import DEFAULT_SITE
 
     login = sub.add_parser("login", help="store an API token for a ladder site")
@@ -286,8 +301,11 @@ def _ladder_parsers(sub: Any) -> None:
     login.add_argument("--user", help="your username (asked if not given)")
     login.add_argument(
         "--token",
-        action="store_true",
-        help="give an API token (from the site's API token page) instead of the password",
+        nargs="?",
+        const=ASK,
+        metavar="TOKEN",
+        help="log in with an API token (from the site's API token page) instead of the "
+        "password: the token given, or asked for when left out (kept out of shell history)",
     )
     submit = sub.add_parser("submit", help="upload a new version of a bot and wait for its verdict")
     submit.add_argument("path", help="a source file, a .zip, an executable, or a folder (zipped)")
@@ -305,8 +323,42 @@ def _ladder_parsers(sub: Any) -> None:
     logs.add_argument("name", help="NAME or owner/NAME")
     logs.add_argument("dir", help="folder for match-ID.jsonl.gz files")
     logs.add_argument("--last", type=int, default=20)
-    for command in (login, submit, status, matches, logs):
+    logs.add_argument(
+        "--debug",
+        action="store_true",
+        help="also your bots' debug lines (stderr per decision) as match-ID.debug.txt",
+    )
+    challenge = sub.add_parser(
+        "challenge", help="play your bot against opponents of your choice now, unrated"
+    )
+    challenge.add_argument("bot", help="your bot: NAME, or NAME@vN for one of its versions")
+    challenge.add_argument(
+        "opponents",
+        nargs="+",
+        help="1 to 5: owner/NAME (as it plays on the ladder), an example's name (greedy), or "
+        "NAME, NAME@vN for your own",
+    )
+    challenge.add_argument("--ruleset", choices=sorted(RULESETS), default="modern")
+    challenge.add_argument(
+        "--seating",
+        choices=["random", "ordered"],
+        default="random",
+        help="ordered: your bot in seat 0, the opponents after it as given",
+    )
+    challenge.add_argument("--hands", type=int, help="at most this many hands")
+    challenge.add_argument(
+        "--wait",
+        type=float,
+        nargs="?",
+        const=1800.0,
+        help="follow it until it is played (at most this many seconds, default 1800)",
+    )
+    for command in (login, submit, status, matches, logs, challenge):
         command.set_defaults(run=_remote)
+
+
+ASK = "-"
+"""`grass login --token` without a value: the token is asked for."""
 
 
 def parser() -> argparse.ArgumentParser:
@@ -391,11 +443,16 @@ def parser() -> argparse.ArgumentParser:
     )
     bench.set_defaults(run=cmd_bench)
     _ladder_parsers(sub)
+    for command in sub.choices.values():
+        command.set_defaults(command_parser=command)
     return top
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    args, unknown = parser().parse_known_args(argv)
+    if unknown:
+        # The command's own usage, not the top level's list of commands (argparse's default).
+        args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         result: int = args.run(args)
     except BrokenPipeError:  # `grass replay LOG | head` is normal use

@@ -1,5 +1,5 @@
 """A client of the ladder's REST API, for the `grass` command line (login, submit, status,
-matches, logs). It uses only the public API (`/api/schema/` describes it) and httpx.
+matches, logs, challenge). It uses only the public API (`/api/schema/` describes it) and httpx.
 
 Every failure a user can meet becomes a `LadderError` whose message is one line meant for
 them: the site unreachable, a token the site refuses, an upload it refuses (the server's own
@@ -165,11 +165,17 @@ class Ladder:
         except ValueError:
             said = answer.reason_phrase or "no explanation"
         if status == 401:
-            return LadderError(f"the site refused the credentials ({said}): run `grass login`")
+            return LadderError(
+                f"the site refused the credentials ({said}): log in again with `grass login`, "
+                "with your password or a token from the site's API token page"
+            )
         if status == 429:
-            wait = answer.headers.get("Retry-After")
-            later = f" (try again in {wait} s)" if wait else ""
-            return LadderError(f"refused: {said}{later}")
+            # A limit of the site (uploads, pending versions, failed logins): its message names
+            # the limit and usually says when to try again; Retry-After is added when not.
+            wait = answer.headers.get("Retry-After", "")
+            told = any(words in said.lower() for words in ("try again", "expected available"))
+            later = f" (try again in {wait} s)" if wait.isdigit() and not told else ""
+            return LadderError(f"refused (429, too many requests): {said}{later}")
         if status >= 500:
             return LadderError(f"the site failed ({status}): {said}")
         return LadderError(f"refused ({status}): {said}")
@@ -250,6 +256,20 @@ class Ladder:
 
     def match_log(self, match_id: int) -> bytes:
         return self.request("GET", f"/api/matches/{match_id}/log/").content
+
+    def match_debug(self, match_id: int) -> dict[str, Any]:
+        """The match's debug lines you may read (`seats`: [] when none)."""
+        body: dict[str, Any] = self.json("GET", f"/api/matches/{match_id}/debug/")
+        return body
+
+    def challenge(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Ask for a challenge (POST /api/challenges/); its answer, state `waiting`."""
+        answer: dict[str, Any] = self.json("POST", "/api/challenges/", json=body)
+        return answer
+
+    def challenge_get(self, challenge_id: int) -> dict[str, Any]:
+        body: dict[str, Any] = self.json("GET", f"/api/challenges/{challenge_id}/")
+        return body
 
 
 def signed_in(credentials: Credentials | None = None) -> tuple[Ladder, Credentials]:

@@ -30,7 +30,15 @@ HELLO_PROTOCOL = 1
 """What `hello.protocol` says: version 1 bots were told to exit when it is not a version they
 know, so it stays 1; `hello.protocols` offers the others."""
 MAX_LINE = 1 << 20
-"""Longest line either side may send (1 MiB). A longer reply is a protocol error."""
+"""Longest line the runner sends (1 MiB)."""
+MAX_REPLY = 64 << 10
+"""Longest line a bot may send (64 KiB; a reply is a few dozen bytes). A longer one forfeits."""
+REPLY_LINES = 4
+"""Lines a bot may send for one request: its answer, and late answers to earlier requests."""
+REPLY_BYTES = 128 << 10
+"""Bytes a bot may send for one request. Past either cap, a strike ("flood"): every line the
+runner reads is parsed, so without a cap a bot's cheap writes of late answers cost the referee
+many times the bot's own CPU (eight 1 MB late answers a decision: 78 times)."""
 
 
 class ProtocolError(ValueError):

@@ -1,4 +1,5 @@
-"""What `grass login`, `submit`, `status`, `matches` and `logs` do, over `bots.client`.
+"""What `grass login`, `submit`, `status`, `matches`, `logs` and `challenge` do, over
+`bots.client`.
 
 Each function prints for a person (rich tables, a spinner while a version waits for its
 verdict, a progress bar for downloads) and returns the exit status; a `LadderError` raised
@@ -29,6 +30,11 @@ from bots.client import (
 
 POLL_S = 1.0
 """How often `grass submit` asks whether the version has its verdict."""
+CHALLENGE_POLL_S = 2.0
+"""How often `grass challenge --wait` asks how its challenge is going."""
+EXAMPLES = "examples"
+"""The owner of the ladder's example bots: `greedy` alone means examples/greedy when you have
+no bot of that name."""
 
 
 def _ask(prompt: str, secret: bool) -> str:
@@ -42,12 +48,15 @@ def _ask(prompt: str, secret: bool) -> str:
     return line.rstrip("\n")
 
 
-def login(console: Console, site: str, username: str | None, use_token: bool) -> int:
-    """Store a token for `site`: the one given (`--token`), or the one the site gives for the
-    username and password (asked once, never stored)."""
+def login(console: Console, site: str, username: str | None, token: str | None) -> int:
+    """Store a token for `site`: the one given (`--token TOKEN`, or asked for after a bare
+    `--token`: "-"), or the one the site gives for the username and password (asked once,
+    never stored)."""
     site = site.rstrip("/")
-    if use_token:
+    if token == "-":
         token = _ask("API token: ", secret=True).strip()
+    elif token is not None:
+        token = token.strip()
     else:
         username = username or _ask("Username: ", secret=False).strip()
         password = _ask(f"Password for {username}: ", secret=True)
@@ -115,17 +124,27 @@ def _verdict(console: Console, version: dict[str, Any]) -> int:
     if status == "pending":
         console.print(f"v{version['number']} is still pending; `grass status` will show it")
         return 2
-    if build_log and status != "valid":
-        console.print("[bold]Build output:[/]")
-        console.print(build_log, markup=False, highlight=False)
     if status == "valid":
         console.print(f"[green]v{version['number']} is valid[/]: it plays on the ladder now")
         return 0
+    error = version.get("validation_error") or "(no reason given)"
+    if build_log:
+        console.print("[bold]Build output:[/]")
+        console.print(build_log, markup=False, highlight=False)
+        error = _without_quoted_build(error, build_log)
     console.print(f"[red]v{version['number']} is invalid[/]:")
-    console.print(
-        version.get("validation_error") or "(no reason given)", markup=False, highlight=False
-    )
+    console.print(error, markup=False, highlight=False)
     return 1
+
+
+def _without_quoted_build(error: str, build_log: str) -> str:
+    """A failed build's verdict quotes the end of the compiler's output under its first line
+    (the site shows the verdict alone); printed after the whole output, that quote would say
+    everything twice, so only the first line is kept."""
+    first, _, quoted = error.partition("\n")
+    if quoted.strip() and quoted.strip() in build_log:
+        return f"{first.rstrip(': ')}: printed above"
+    return error
 
 
 def status(console: Console, name: str | None) -> int:
@@ -182,6 +201,9 @@ def matches(console: Console, name: str, last: int) -> int:
         bot = _bot_named(ladder, me.username, name)
         recent = ladder.matches(bot["id"], last)
         details = [ladder.match(m["id"]) if m["status"] == "finished" else m for m in recent]
+    if not details:
+        console.print(f"{bot['display_name']} has played no match yet")
+        return 0
     table = Table(title=f"{bot['display_name']}: the last {len(details)} matches")
     for column in (
         "match",
@@ -219,13 +241,14 @@ def matches(console: Console, name: str, last: int) -> int:
     return 0
 
 
-def logs(console: Console, name: str, last: int, folder: Path) -> int:
+def logs(console: Console, name: str, last: int, folder: Path, debug: bool = False) -> int:
     """Download the logs of the bot's `last` finished matches into `folder`, as
     `match-ID.jsonl.gz` (files already there are kept); `grass replay` and `grass verify` read
-    them."""
+    them. With `debug`, also what your bots wrote on stderr while deciding, by decision, as
+    `match-ID.debug.txt` (for matches where they wrote something)."""
     ladder, me = signed_in()
     folder.mkdir(parents=True, exist_ok=True)
-    fetched = kept = waiting = 0
+    fetched = kept = waiting = debugged = 0
     with ladder:
         bot = _bot_named(ladder, me.username, name)
         finished: list[dict[str, Any]] = []
@@ -247,14 +270,161 @@ def logs(console: Console, name: str, last: int, folder: Path) -> int:
                             raise
                         waiting += 1
                     else:
-                        partial = target.with_suffix(".part")
-                        partial.write_bytes(data)
-                        partial.replace(target)
+                        _write_whole(target, data)
                         fetched += 1
+                if debug and _debug_download(ladder, match["id"], folder):
+                    debugged += 1
                 progress.advance(task)
     console.print(
         f"{fetched} log(s) downloaded to {folder}"
         + (f", {kept} already there" if kept else "")
         + (f", {waiting} not stored yet on the site (try later)" if waiting else "")
+        + (f"; debug lines of {debugged} match(es) in match-ID.debug.txt" if debug else "")
     )
     return 0
+
+
+def _write_whole(target: Path, data: bytes) -> None:
+    """Write `target` whole or not at all (an interrupted download leaves no half file)."""
+    partial = target.with_name(target.name + ".part")
+    partial.write_bytes(data)
+    partial.replace(target)
+
+
+def _debug_download(ladder: Ladder, match_id: int, folder: Path) -> bool:
+    """Write the match's debug lines you may read as `match-ID.debug.txt` (kept if there);
+    whether the file is there now."""
+    target = folder / f"match-{match_id}.debug.txt"
+    if target.exists():
+        return True
+    body = ladder.match_debug(match_id)
+    if not body["seats"]:
+        return False
+    _write_whole(target, debug_text(body, site=ladder.site).encode())
+    return True
+
+
+def debug_text(body: dict[str, Any], site: str = "") -> str:
+    """A match's debug lines (GET /api/matches/{id}/debug/) as a text file, by seat then by
+    decision; "event N" is the replay viewer's event N on the match's page."""
+    match_id = body["match"]
+    lines = [
+        f"# Debug lines of match {match_id}: what your bots wrote on stderr while deciding.",
+        f'# "event N" is event N of the replay at {site}/matches/{match_id}/',
+    ]
+    for seat in body["seats"]:
+        heading = f"=== seat {seat['seat']}: {seat['display_name']} v{seat['version']}"
+        if seat["cut_bytes"]:
+            heading += (
+                f" ({seat['cut_bytes']:,} bytes cut, with the lines of its first "
+                f"{seat['cut_entries']} decision(s): a seat keeps the latest 64 KiB)"
+            )
+        lines += ["", heading]
+        for line in seat["lines"]:
+            request = line["request"]
+            when = (
+                "while starting"
+                if request == 0
+                else "after the game"
+                if request is None
+                else f"request {request}"
+            )
+            lines.append(f"--- {when} (event {line['event'] + 1})")
+            if line["cut"]:
+                lines.append(f"[... {line['cut']:,} bytes cut ...]")
+            lines.append(line["text"].rstrip("\n"))
+    return "\n".join(lines) + "\n"
+
+
+def _opponent(ladder: Ladder, me: str, spec: str, examples: bool = True) -> dict[str, Any]:
+    """An opponent as `grass challenge` takes it: `owner/NAME` (a bot as it plays on the
+    ladder), `NAME` or `NAME@vN` (yours; `NAME` alone is the example bot when you have none so
+    named), `owner/NAME@vN` for one of your own versions. An exact name wins over a suffix."""
+    owner, slash, name = spec.partition("/")
+    if not slash:
+        owner, name = me, spec
+    readings: list[tuple[str, str, int | None]] = [(owner, name, None)]
+    head, at, number = name.rpartition("@v")
+    if at and head and number.isdigit():
+        readings.append((owner, head, int(number)))
+    if not slash and examples:
+        readings.append((EXAMPLES, name, None))
+    for who, bot_name, version in readings:
+        bot = ladder.find_bot(who, bot_name)
+        if bot is not None:
+            return {"bot": bot["id"], **({} if version is None else {"version": version})}
+    if slash:
+        raise LadderError(
+            f"{owner} has no bot named {name!r} (names are as the leaderboard shows them)"
+        )
+    raise LadderError(f"no bot is named {spec!r} (write owner/NAME for another owner's bot)")
+
+
+def challenge(
+    console: Console,
+    bot: str,
+    opponents: list[str],
+    *,
+    ruleset: str,
+    seating: str,
+    hands: int | None,
+    wait_s: float | None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> int:
+    """Ask for an unrated match now between your bot (`NAME` or `NAME@vN`) and `opponents`;
+    with `wait_s`, follow it until it is played (or that many seconds pass) and show how it
+    went. Exit 0 once asked (or played), 1 if its match failed, 2 if still not over."""
+    ladder, me = signed_in()
+    with ladder:
+        mine = _opponent(ladder, me.username, bot, examples=False)
+        body: dict[str, Any] = {
+            "bot": mine["bot"],
+            "opponents": [_opponent(ladder, me.username, spec) for spec in opponents],
+            "ruleset": ruleset,
+            "seating": seating,
+        }
+        if "version" in mine:
+            body["version"] = mine["version"]
+        if hands is not None:
+            body["max_hands"] = hands
+        asked = ladder.challenge(body)
+        seats = ", ".join(f"{s['display_name']} v{s['version']}" for s in asked["seats"])
+        console.print(f"Challenge {asked['id']} asked: {seats} ({asked['ruleset']}, unrated)")
+        if wait_s is None:
+            console.print("`grass challenge ... --wait` follows it; its page is on the site")
+            return 0
+        deadline = time.monotonic() + wait_s
+        state = asked["state"]
+        with console.status(f"challenge {asked['id']} is {state}...") as shown:
+            while state in ("waiting", "queued", "running") and time.monotonic() < deadline:
+                sleep(CHALLENGE_POLL_S)
+                asked = ladder.challenge_get(asked["id"])
+                if asked["state"] != state:
+                    state = asked["state"]
+                    shown.update(f"challenge {asked['id']} is {state}...")
+        if state != "finished":
+            where = f" (match {asked['match']})" if asked["match"] else ""
+            console.print(f"Challenge {asked['id']} is {state}{where}")
+            return 1 if state in ("failed", "cancelled") else 2
+        match = ladder.match(asked["match"])
+    _challenge_result(console, match, ladder.site)
+    return 0
+
+
+def _challenge_result(console: Console, match: dict[str, Any], site: str) -> None:
+    table = Table(title=f"Match {match['id']} ({match['ruleset']}, unrated)")
+    for column in ("seat", "bot", "place", "total", "faults"):
+        table.add_column(column, justify="left" if column == "bot" else "right")
+    for seat in match["seats"]:
+        faults = sum((seat.get("faults") or {}).values())
+        table.add_row(
+            str(seat["seat"]),
+            f"{seat['display_name']} v{seat['version']}",
+            str(seat["place"]),
+            f"{seat['total']:,}",
+            str(faults) + (" forfeit" if seat["forfeited"] else ""),
+        )
+    console.print(table)
+    console.print(f"Replay: {site}/matches/{match['id']}/")
+    if match.get("debug_lines"):
+        console.print("Your bots' debug lines: `grass logs NAME DIR --debug`, or beside the replay")

@@ -79,9 +79,27 @@ else
     echo "runtime-image: built $id in $((SECONDS - started)) s ($(du -sh "$image" | cut -f1)) at $image"
 fi
 
+# The pack boxes mount (bots/sandbox/image.py): the image as one read-only ext4 file system in
+# a file (a few seconds; reads cost what the folder's do, where EROFS and squashfs mounts made a
+# Python bot start three times slower here), with the sha256 of its bytes: the identity of what
+# was built, checked when it is mounted. Boxes then see `/` as the image's path in their
+# mountinfo, not this host's folder.
+pack="$ROOT/$id.ext4"
+if [ ! -f "$pack" ] || [ ! -f "$pack.sha256" ]; then
+    command -v mke2fs >/dev/null || { echo "runtime-image: mke2fs is missing (apt-get install e2fsprogs)" >&2; exit 1; }
+    rm -f "$pack.partial"
+    mib=$(du -s --block-size=1M "$image" | cut -f1)
+    truncate -s "$((mib * 5 / 4 + 64))M" "$pack.partial"
+    mke2fs -q -t ext4 -O ^has_journal -E root_owner=0:0 -d "$image" "$pack.partial"
+    sha256sum "$pack.partial" | cut -d' ' -f1 > "$pack.sha256.partial"
+    mv "$pack.partial" "$pack"
+    mv "$pack.sha256.partial" "$pack.sha256"
+    echo "runtime-image: packed $id ($(du -h "$pack" | cut -f1), sha256 $(cut -c1-16 "$pack.sha256"))"
+fi
+
 if $prune; then
     for other in "$ROOT"/*; do
-        [ -d "$other" ] && [ "$other" != "$image" ] || continue
+        case "$other" in "$image"|"$image.ext4"|"$image.ext4.sha256") continue ;; esac
         echo "runtime-image: removing $(basename "$other")"
         rm -rf "$other"
     done

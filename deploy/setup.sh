@@ -5,6 +5,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# .venv on Debian's /usr/bin/python3: the worker runs as an unprivileged user (deploy/systemd,
+# make run, the end-to-end tests), which must be able to run the environment's interpreter; one
+# under root's home (pyenv's, say) it cannot reach. A .venv on another interpreter is made anew.
+venv() {
+    if [ -x .venv/bin/python ] && ! grep -qx 'home = /usr/bin' .venv/pyvenv.cfg 2>/dev/null; then
+        echo "setup: .venv is on $(sed -n 's/^home = //p' .venv/pyvenv.cfg); making it again on /usr/bin/python3"
+        rm -rf .venv
+    fi
+    [ -x .venv/bin/python ] || /usr/bin/python3 -m venv .venv
+}
+
 # GRASS_SETUP=production: a web, beat or worker host of the production layout (deploy/README.md).
 # Only what the site runs on: the sandbox's packages, .venv and the project without its dev
 # dependencies. PostgreSQL and Redis live on hosts of their own there, so none is installed,
@@ -17,15 +28,20 @@ if [ "${GRASS_SETUP:-}" = production ]; then
     command -v setpriv >/dev/null || need_apt+=(util-linux)
     /usr/bin/python3 -c "import seccomp" 2>/dev/null || need_apt+=(python3-seccomp)
     command -v mmdebstrap >/dev/null || need_apt+=(mmdebstrap)
+    command -v mke2fs >/dev/null || need_apt+=(e2fsprogs)
+    command -v sudo >/dev/null || need_apt+=(sudo)
     if [ ${#need_apt[@]} -gt 0 ]; then
         if [ "$(id -u)" -ne 0 ]; then echo "setup: need root to install: ${need_apt[*]}" >&2; exit 1; fi
         apt-get update -qq
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
     fi
-    # The bots' runtime image: only worker hosts run bots (GRASS_RUNTIME_IMAGE_BUILD=false
-    # skips it on a web or beat host).
-    if [ "${GRASS_RUNTIME_IMAGE_BUILD:-true}" != false ]; then bash deploy/runtime-image.sh; fi
-    [ -x .venv/bin/python ] || python3 -m venv .venv
+    # The bots' runtime image and the box program: only worker hosts run bots
+    # (GRASS_RUNTIME_IMAGE_BUILD=false skips both on a web or beat host).
+    if [ "${GRASS_RUNTIME_IMAGE_BUILD:-true}" != false ]; then
+        bash deploy/runtime-image.sh
+        bash deploy/install-box.sh
+    fi
+    venv
     .venv/bin/python -m pip install --quiet --upgrade pip
     .venv/bin/python -m pip install --quiet -e .
     echo "setup: done (production host: .venv ready)"
@@ -41,8 +57,13 @@ need_apt=()
 command -v bwrap >/dev/null || need_apt+=(bubblewrap)
 command -v setpriv >/dev/null || need_apt+=(util-linux)
 /usr/bin/python3 -c "import seccomp" 2>/dev/null || need_apt+=(python3-seccomp)
-# mmdebstrap builds the bots' runtime image (deploy/runtime-image.sh), below.
+# mmdebstrap builds the bots' runtime image (deploy/runtime-image.sh), below, and e2fsprogs'
+# mke2fs packs it into the one read-only file system that boxes mount.
 command -v mmdebstrap >/dev/null || need_apt+=(mmdebstrap)
+command -v mke2fs >/dev/null || need_apt+=(e2fsprogs)
+# sudo: the unprivileged worker reaches the box program (the sandbox's root part) through one
+# sudo rule (deploy/install-box.sh).
+command -v sudo >/dev/null || need_apt+=(sudo)
 # The ladder site: PostgreSQL (its tests run on it) and Redis (Celery's broker).
 command -v pg_ctlcluster >/dev/null || need_apt+=(postgresql)
 command -v redis-server >/dev/null || need_apt+=(redis-server)
@@ -86,10 +107,10 @@ fi
 # The bots' runtime image (Python with NumPy, Node.js, g++, Rust, Java): about a minute and
 # 1.2 GB the first time, nothing when this checkout's image is already built.
 bash deploy/runtime-image.sh
+# The box program, the worker's user and its sudo rule (a root-owned copy of bots/sandbox).
+bash deploy/install-box.sh
 
-if [ ! -x .venv/bin/python ]; then
-    python3 -m venv .venv
-fi
+venv
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -e '.[dev,rl]'
 echo "setup: done (.venv ready)"

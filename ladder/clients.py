@@ -1,8 +1,11 @@
-"""Who is asking: the address of the client behind a request, as the site's own proxy saw it.
+"""Who is asking: the address of the client behind a request, as the site's own proxy saw it,
+and the network a per-address limit counts it under.
 
-The login limits (django-axes, `AXES_CLIENT_IP_CALLABLE`) and the replay limits
-(`ladder.replays.throttle`) count per address, so both must read it the same way and neither
-may believe an address the client wrote itself.
+The login limits (django-axes, `AXES_CLIENT_IP_CALLABLE`), the sign-up limit
+(`ladder.accounts.services.signup_wait`) and the replay limits (`ladder.replays.throttle`)
+count per client, so all must read the address the same way and none may believe an address
+the client wrote itself. The login and sign-up limits count per network (`network_key`): one
+IPv6 host holds a whole /64 and may pick any address in it for each request.
 """
 
 from __future__ import annotations
@@ -11,6 +14,11 @@ import ipaddress
 
 from django.http import HttpRequest
 from rest_framework.request import Request
+
+IPV6_NETWORK_BITS = 64
+"""The prefix one IPv6 client is counted by: the /64 a site, a home or a phone is given (RFC
+6177 and the RIRs' policies), in which a host makes up addresses at will (SLAAC, privacy
+addresses). Counting single IPv6 addresses let one machine make 15 accounts from 15 of them."""
 
 
 def client_address(request: HttpRequest | Request) -> str | None:
@@ -30,6 +38,37 @@ def client_address(request: HttpRequest | Request) -> str | None:
         return str(ipaddress.ip_address(forwarded))
     except ValueError:
         return address
+
+
+def network_key(address: str | None) -> str | None:
+    """What a per-address limit counts `address` as: an IPv4 address itself; an IPv6 address
+    its /64 network, written as the network's first address (`2001:db8:7:1::`); an
+    IPv4-mapped IPv6 address (`::ffff:192.0.2.1`, what a dual-stack socket reports for an IPv4
+    client) the IPv4 address it holds. Anything that is not an IP address (None, a Unix
+    socket's empty or odd REMOTE_ADDR) is returned unchanged, so it is still counted alone.
+
+    The key is itself an IP address, not `2001:db8:7:1::/64`: django-axes keeps it in an IP
+    address column, shows it in the admin and takes it in `axes_reset_ip`.
+    """
+    if address is None:
+        return None
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv4Address):
+        return str(ip)
+    if ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    host_bits = 128 - IPV6_NETWORK_BITS
+    return str(ipaddress.IPv6Address(int(ip) >> host_bits << host_bits))
+
+
+def client_network(request: HttpRequest | Request) -> str | None:
+    """The client's network key (`network_key` of `client_address`): what the login limits
+    (AXES_CLIENT_IP_CALLABLE) and the sign-up limit count, so that every address of one IPv6
+    /64 shares one count and an IPv4 client counts by its address as before."""
+    return network_key(client_address(request))
 
 
 def _is_loopback(address: str) -> bool:

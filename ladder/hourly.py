@@ -6,6 +6,10 @@ The counts live in Django's cache, which every web worker shares (ladder/setting
 may miss an increment when two requests race on a file-based cache; the limits are there to
 stop floods, not to count exactly. Without a cache nothing is counted: a broken cache must not
 lock everyone out.
+
+Bot uploads are not counted here: each costs a worker a build and a game, so their limits
+(`ladder.bots.services.bot_version_upload_check`) count the stored versions in the database,
+under a lock on the owner, and may not miss one.
 """
 
 from __future__ import annotations
@@ -60,3 +64,10 @@ def _key(bucket: str, client: str, now: float) -> str:
 
 def _until_next(now: float) -> int:
     return (int(now) // WINDOW + 1) * WINDOW - int(now)
+
+
+def in_minutes(seconds: int) -> str:
+    """A wait as a refusal says it: `1 minute`, `12 minutes` (whole minutes, rounded up, at
+    least one)."""
+    minutes = max(1, -(-seconds // 60))
+    return f"{minutes} minute{'' if minutes == 1 else 's'}"

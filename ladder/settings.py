@@ -9,7 +9,7 @@
 | SITE_HTTPS | false: HTTPS via a proxy setting X-Forwarded-Proto (secure cookies, redirect) |
 | SECURE_HSTS_SECONDS | 0: HSTS max-age, sent only with SITE_HTTPS (start small, then a year) |
 | SECURE_HSTS_INCLUDE_SUBDOMAINS, SECURE_HSTS_PRELOAD | false, false |
-| DATABASE_URL | `sqlite:///<repo>/ladder.sqlite3` (development; tests use PostgreSQL) |
+| DATABASE_URL | `sqlite:///<repo>/.run/ladder.sqlite3` (make run's; tests use PostgreSQL) |
 | CELERY_BROKER_URL | `redis://127.0.0.1:6379/0` |
 | MEDIA_ROOT | `<repo>/media`: uploaded bots and match logs (shared by web and worker hosts) |
 | MEDIA_STORAGE | `django.core.files.storage.FileSystemStorage` (at MEDIA_ROOT) |
@@ -22,7 +22,14 @@
 | GRASS_SANDBOXED | true: bots run in the OS sandbox (false only on a machine without root) |
 | GRASS_RUNTIME_IMAGE | (this code's image): the bots' runtime image matches are played on |
 | GRASS_MATCH_MAX_ATTEMPTS | 3: runs of one match before it is given up (failed for good) |
-| GRASS_MATCH_STALE_SECONDS | 1800: a match "running" longer than this lost its worker |
+| GRASS_MATCH_STALE_SECONDS | 1800: the longest a match may run; then it is requeued |
+| GRASS_MATCH_FILES_KEEP_DAYS | 0: days a ladder match's log is kept unless watched (0: forever) |
+| GRASS_MATCH_HEARTBEAT_SECONDS | 10: how often a worker playing a match writes its heartbeat |
+| GRASS_SANDBOX_PROOF_SECONDS | 600: how often a match worker proves its sandbox (known bots) |
+| GRASS_HOST_FAULTS_IN_A_ROW | 3: host-fault failures in a row that stop a worker's matches |
+| GRASS_MATCH_SILENT_SECONDS | 45: a running match with no heartbeat for this long is requeued |
+| GRASS_MATCH_RESEND_SECONDS | 30: a match queued this long, with no message in Redis, is resent |
+| GRASS_MATCH_SAVE_RETRY_SECONDS | 300: how long a played match's save is retried, database down |
 | GRASS_RECOVER_ON_WORKER_START | false: a starting worker takes back running, queued matches |
 | GRASS_MATCH_CAPACITY | `auto`: most queued + running matches; auto asks the live workers |
 | GRASS_MATCHES_PER_WORKER_PROCESS | 2: with auto capacity, matches allowed per worker process |
@@ -32,11 +39,24 @@
 | GRASS_VALIDATE_INLINE | false: uploads are validated by a Celery task (true: during the request) |
 | GRASS_VALIDATION_RESEND_SECONDS | 600: a version pending this long is sent to the workers again |
 | GRASS_SITE_URL | `http://127.0.0.1:8000`: the site's address, for links in webhooks and emails |
-| GRASS_LOGIN_FAILURE_LIMIT | 10: failed logins per account and per address before a lock (0: off) |
+| GRASS_LOGIN_FAILURE_LIMIT | 10: failed logins per account, per address (IPv6: /64) before a lock |
 | GRASS_LOGIN_LOCKOUT_MINUTES | 15: how long the lock lasts after the last failure |
-| GRASS_SIGNUPS_PER_HOUR | 10: accounts one address may create per hour (0: no limit) |
+| GRASS_SIGNUPS_PER_HOUR | 10: accounts one address (IPv6: one /64) may create per hour (0: off) |
+| GRASS_UPLOADS_PER_HOUR | 20: bot versions one account may upload per hour (0: no limit) |
+| GRASS_PENDING_VERSIONS_PER_ACCOUNT | 3: versions of one account pending validation at once |
+| GRASS_CHALLENGES_PER_DAY | 50: challenges one account may ask for in 24 hours (0: no limit) |
+| GRASS_CHALLENGES_WAITING_PER_ACCOUNT | 5: challenges of one account waiting for a place at once |
+| GRASS_CHALLENGE_SHARE | 25: percent of the match capacity challenges may hold (at least 1) |
 | GRASS_REPLAY_UPLOADS_PER_HOUR | 60: logs one client may open at /replay/ per hour (0: no limit) |
 | GRASS_REPLAY_COMPUTES_PER_HOUR | 300: uncached match replays computed for one client per hour |
+| GRASS_CHANNEL_LAYER_URL | `redis://127.0.0.1:6379/1`: the Redis of live tables (Django Channels) |
+| GRASS_LIVE_FRAMES_PER_SECOND | 4: frames a second a running match sends at most (0: none) |
+| GRASS_PLAY_DECISION_SECONDS | 120: a person's time for each decision in the browser |
+| GRASS_PLAY_MAX_HANDS | 5: most hands a person's game may be set to |
+| GRASS_PLAY_GAMES_AT_ONCE | 1: a person's games queued or running at once |
+| GRASS_PLAY_QUEUE | `matches`: the Celery queue of people's games (`play`: a pool of their own) |
+| GRASS_LIVE_MESSAGE_BYTES | 1024: the longest message a browser may send over a live socket |
+| GRASS_LIVE_MESSAGES_PER_SECOND | 2: messages a socket may send a second (bursts of 10) |
 | GRASS_WEBHOOK_ALLOW_PRIVATE | false: webhooks may reach private, loopback addresses (dev, tests) |
 | GRASS_WEBHOOK_ALLOWED_HOSTS | none: `host[:port]` patterns webhooks may reach even if private |
 | EMAIL_BACKEND | `django.core.mail.backends.console.EmailBackend` (SMTP: `...smtp.EmailBackend`) |
@@ -54,6 +74,7 @@ import os
 import tempfile
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
@@ -75,6 +96,14 @@ DEBUG = env_bool("DEBUG", False)
 if DEBUG:
     SECRET_KEY = env_str("SECRET_KEY", "development-only-not-secret")
 else:
+    if not os.environ.get("SECRET_KEY"):
+        # What a newcomer meets first when running manage.py by hand: say how to go on.
+        raise ImproperlyConfigured(
+            "the environment variable SECRET_KEY must be set. On a development machine, run "
+            "with DEBUG=true as `make run` does (an admin: `sudo make admin`; another command: "
+            "sudo deploy/as-worker.sh env DEBUG=true .venv/bin/python manage.py <command>); "
+            "on a server, through deploy/manage.sh, which reads the site's environment file"
+        )
     SECRET_KEY = env_str("SECRET_KEY")
     if len(SECRET_KEY) < 32:
         raise ImproperlyConfigured("SECRET_KEY must be at least 32 characters long")
@@ -97,6 +126,9 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", Fals
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
 
 INSTALLED_APPS = [
+    # daphne first: its `runserver` serves the ASGI application (WebSockets included), so
+    # `make run`'s web process serves the live tables as production's daphne does.
+    "daphne",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -114,9 +146,13 @@ INSTALLED_APPS = [
     "ladder.matchmaking",
     "ladder.ratings",
     "ladder.tournaments",
+    "ladder.challenges",
     "django_celery_beat",
     "ladder.replays",
     "ladder.notifications",
+    "ladder.live",
+    # Django Channels: the live tables' WebSockets (ladder/asgi.py, ladder/live/).
+    "channels",
     # The benchmarks' management commands (bench/), when the checkout has them.
     *(["bench"] if importlib.util.find_spec("bench") else []),
     # django-axes: failed logins counted per account and per address (see AXES_* below).
@@ -137,6 +173,8 @@ MIDDLEWARE = [
 
 ROOT_URLCONF = "ladder.urls"
 WSGI_APPLICATION = "ladder.wsgi.application"
+# The live tables' WebSockets (and, under `runserver`, every page): ladder/asgi.py.
+ASGI_APPLICATION = "ladder.asgi.application"
 
 TEMPLATES = [
     {
@@ -156,7 +194,7 @@ TEMPLATES = [
 
 DATABASES = {
     "default": database_from_url(
-        "DATABASE_URL", env_str("DATABASE_URL", f"sqlite:///{BASE_DIR / 'ladder.sqlite3'}")
+        "DATABASE_URL", env_str("DATABASE_URL", f"sqlite:///{BASE_DIR / '.run' / 'ladder.sqlite3'}")
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -165,6 +203,13 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # never has to upgrade and fail) instead of failing with "database is locked".
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         {"timeout": 20, "transaction_mode": "IMMEDIATE"}
+    )
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # The site's queries read a few index ranges each. On tables of millions of rows the
+    # planner reaches for parallel workers, whose start costs more than such a query (10-40 ms
+    # on a busy 2-core host: the 10M-match benchmark's slowest pages, docs/scale.md).
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+        "options", "-c max_parallel_workers_per_gather=0"
     )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -184,7 +229,8 @@ AUTHENTICATION_BACKENDS = [
 GRASS_LOGIN_FAILURE_LIMIT = env_int("GRASS_LOGIN_FAILURE_LIMIT", 10)
 """Failed logins after which logging in is refused, counted apart for each account (from any
 address: a password guessed from many machines) and for each address (for any account: one
-machine trying many accounts). 0 turns the limit off."""
+machine trying many accounts; an IPv6 address counts as its /64, `ladder.clients.network_key`).
+0 turns the limit off."""
 GRASS_LOGIN_LOCKOUT_MINUTES = env_int("GRASS_LOGIN_LOCKOUT_MINUTES", 15)
 """How long the refusal lasts after the last failure that counted; failures older than this
 are forgotten. Staff may lift it sooner (admin: Axes, Access attempts)."""
@@ -199,8 +245,10 @@ AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 # Not reset on success: a success would clear the address's count too, so an attacker could
 # log in to an account of their own between guesses.
 AXES_RESET_ON_SUCCESS = False
-# The address nginx saw, never one the client wrote (ladder/clients.py).
-AXES_CLIENT_IP_CALLABLE = "ladder.clients.client_address"
+# The address nginx saw, never one the client wrote, and for IPv6 its /64 (ladder/clients.py):
+# one host may use any address of its /64, so each must not get a count of its own. Axes
+# keeps this key as the attempt's address (the /64's first address, e.g. 2001:db8:7:1::).
+AXES_CLIENT_IP_CALLABLE = "ladder.clients.client_network"
 AXES_LOCKOUT_CALLABLE = "ladder.accounts.lockout.lockout_response"
 # Only failures are kept (and forgotten after the lockout time), not a log of every login.
 AXES_DISABLE_ACCESS_LOG = True
@@ -272,7 +320,16 @@ in the cache are free, so only a client walking through hundreds of matches meet
 40 matches with all seven views). 0 turns the limit off."""
 GRASS_SIGNUPS_PER_HOUR = env_int("GRASS_SIGNUPS_PER_HOUR", 10)
 """Accounts one address may create per clock hour (the sign-up page and the API share the
-count, `ladder.accounts.services.signup_wait`). 0 turns the limit off."""
+count, `ladder.accounts.services.signup_wait`); every address of one IPv6 /64 counts as one
+(`ladder.clients.network_key`). 0 turns the limit off."""
+GRASS_UPLOADS_PER_HOUR = env_int("GRASS_UPLOADS_PER_HOUR", 20)
+"""Bot versions one account may upload in an hour (the API and the upload page together, all of
+its bots; `ladder.bots.services.bot_version_upload_check`): each costs a worker a build and a
+validation game. Refused uploads (a bad file, a full disk) do not count. 0 turns it off."""
+GRASS_PENDING_VERSIONS_PER_ACCOUNT = env_int("GRASS_PENDING_VERSIONS_PER_ACCOUNT", 3)
+"""Versions of one account that may wait for their validation game at once; a further upload
+is refused until one has its verdict, so one account cannot fill the workers' queue (a build
+that sleeps holds a worker for its whole time limit). 0 turns it off."""
 GRASS_REPLAY_UPLOADS_PER_HOUR = env_int("GRASS_REPLAY_UPLOADS_PER_HOUR", 60)
 """Logs one client may open at /replay/ in an hour (a client: a signed-in user, else an
 address); each costs up to several seconds of engine work. 0 turns the limit off."""
@@ -282,6 +339,9 @@ REST_FRAMEWORK = {
     # Token has one, so "not signed in" is a 401 (with Session first it would be a 403).
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.TokenAuthentication",
+        # The same token as `Bearer <key>`, what generated clients send (ladder/accounts/
+        # authentication.py).
+        "ladder.accounts.authentication.BearerTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
@@ -316,11 +376,32 @@ CELERY_TASK_IGNORE_RESULT = True
 # Each worker process plays one match at a time, and a match keeps about one core busy (its bots
 # think in turn): as many processes as cores. `--concurrency` on the command line wins.
 CELERY_WORKER_CONCURRENCY = env_int("CELERY_WORKER_CONCURRENCY", 0) or None
-# Two queues, both consumed by every worker (a worker without -Q takes the queues listed here):
-# matches on their own, so an upload's validation, a tournament's next round or a webhook never
-# waits behind a long line of queued matches (the worker takes from the two in turn). A site
-# may also run workers for one queue only (`-Q celery`, `-Q matches`).
-CELERY_TASK_QUEUES = (Queue("celery"), Queue("matches"))
+# Three queues. `matches`: the ladder's games, and `challenges`: authors' challenges, on match
+# workers (`-Q matches,challenges`), which take them in turn, so a challenge is played soon
+# however many ladder matches are queued, while the share of room challenges may hold
+# (GRASS_CHALLENGE_SHARE) keeps them from crowding rated play out. `celery` (the default queue,
+# so every task not routed elsewhere): the quick work (validations, the matchmaker, the sweeps,
+# webhook deliveries, tournaments' steps), on quick workers (`-Q celery`) that never take a
+# match, so an upload's verdict waits for its own validation game only, however busy the ladder
+# is: a worker taking every queue had every process playing a game while validations and ticks
+# piled up behind them. `make run` (Procfile) and deploy/systemd run both pools; a worker
+# without -Q (the tests) takes all three.
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+# People's games (`ladder.live`) go to GRASS_PLAY_QUEUE: `matches` unless the site says
+# otherwise. They wait on a person most of their time, so a busy site may give them a pool of
+# their own (GRASS_PLAY_QUEUE=play and workers with `-Q play` and more processes than cores),
+# where they never hold a process meant for the ladder's games (docs/live-operations.md).
+GRASS_PLAY_QUEUE = env_str("GRASS_PLAY_QUEUE", "matches")
+CELERY_TASK_QUEUES = (
+    Queue("celery"),
+    Queue("matches"),
+    Queue("challenges"),
+    *(
+        [Queue(GRASS_PLAY_QUEUE)]
+        if GRASS_PLAY_QUEUE not in ("celery", "matches", "challenges")
+        else []
+    ),
+)
 CELERY_TASK_ROUTES = {"ladder.matches.tasks.run_match": {"queue": "matches"}}
 # A worker started before Redis answers (a reboot of every host at once) waits for it.
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
@@ -337,13 +418,48 @@ GRASS_MATCH_MAX_ATTEMPTS = env_int("GRASS_MATCH_MAX_ATTEMPTS", 3)
 """How many times one match is run (claimed) before it is failed for good; see
 `ladder.matches.services.match_requeue_stale` and `match_retry_failed`."""
 GRASS_MATCH_STALE_SECONDS = env_int("GRASS_MATCH_STALE_SECONDS", 30 * 60)
-"""A match "running" for longer than this lost its worker (killed mid-match) and is requeued.
-It must exceed the longest real match, or a slow match would be played a second time."""
+"""The longest a match may run: one "running" for longer is requeued whatever its heartbeat
+says (a worker hung mid-match). It must exceed the longest real match, or a slow match would be
+played a second time. Also the fallback for lost messages when the broker cannot be read."""
+GRASS_SANDBOX_PROOF_SECONDS = env_int("GRASS_SANDBOX_PROOF_SECONDS", 600)
+"""How often a match worker proves its sandbox again (the known bot of each language makes a
+decision, `bots.runner.proof`): a worker whose host breaks while it runs stops taking matches
+instead of failing them. It proves at start too, and after any match failed for a host fault."""
+GRASS_HOST_FAULTS_IN_A_ROW = env_int("GRASS_HOST_FAULTS_IN_A_ROW", 3)
+"""Matches in a row failed for host faults after which a worker stops taking matches, even if
+its sandbox proves sound: a worker that fails matches much faster than its peers must not
+swallow the queue."""
+GRASS_MATCH_HEARTBEAT_SECONDS = env_int("GRASS_MATCH_HEARTBEAT_SECONDS", 10)
+"""How often the worker playing a match writes its heartbeat into the match's row."""
+GRASS_MATCH_SILENT_SECONDS = env_int("GRASS_MATCH_SILENT_SECONDS", 45)
+"""A running match whose heartbeat is older than this lost its worker (killed, its host gone)
+and the sweep takes it back: with the sweep every 15 s, within about a minute of the loss."""
+if (
+    GRASS_MATCH_HEARTBEAT_SECONDS < 1
+    or GRASS_MATCH_SILENT_SECONDS < 3 * GRASS_MATCH_HEARTBEAT_SECONDS
+):
+    raise ImproperlyConfigured(
+        "GRASS_MATCH_SILENT_SECONDS must be at least 3 x GRASS_MATCH_HEARTBEAT_SECONDS (>= 1), "
+        "or a busy worker's match would be taken back while it plays"
+    )
+GRASS_MATCH_RESEND_SECONDS = env_int("GRASS_MATCH_RESEND_SECONDS", 30)
+"""A match queued this long whose message is not waiting in the broker (a Redis restart lost
+it, or a dead worker took it) is sent to the workers again by the sweep."""
+GRASS_MATCH_SAVE_RETRY_SECONDS = env_int("GRASS_MATCH_SAVE_RETRY_SECONDS", 300)
+"""How long a worker keeps trying to record a match it has played while the database
+connection fails (a PostgreSQL restart or failover), reconnecting between tries, before it
+gives the run up as failed (and the match is played again)."""
+GRASS_MATCH_FILES_KEEP_DAYS = env_int("GRASS_MATCH_FILES_KEEP_DAYS", 0)
+"""Retention of match files: the log (and a replay stored before replays were computed on
+view) of a finished ladder match older than this many days, whose replay nobody opened in that
+time, is deleted by the hourly `expire_match_files` (`matches.services.match_files_expire`).
+Its result, seats and rating changes stay; tournament games' logs are never deleted. 0 keeps
+every file (docs/scale.md, "Storage")."""
 GRASS_RECOVER_ON_WORKER_START = env_bool("GRASS_RECOVER_ON_WORKER_START", False)
-"""A worker that starts puts every "running" match back in the queue and sends every queued one
-again. Right only where one worker serves the site and nothing else was running (`make run`:
-Ctrl-C kills the matches in play, and a Redis started with the site kept no messages); with
-several workers it would take matches from the living."""
+"""A match worker that starts puts every "running" match back in the queue and sends every
+queued one again (a quick worker does nothing). Right only where one match worker serves the
+site and nothing else was running (`make run`: Ctrl-C kills the matches in play, and a Redis
+started with the site kept no messages); with several it would take matches from the living."""
 GRASS_MATCH_CAPACITY = env_int_or_auto("GRASS_MATCH_CAPACITY", None)
 """The matchmaker never lets queued + running matches exceed this. None (`auto`): ask the live
 workers how many processes they have (`ladder.matchmaking.capacity`) and allow
@@ -365,6 +481,18 @@ ruleset's leaderboard fills and bots are rated at every table size they may meet
 GRASS_DISABLE_AFTER_FORFEITS = env_int("GRASS_DISABLE_AFTER_FORFEITS", 5)
 """A bot that forfeits this many ladder games in a row is left out by the matchmaker until a new
 version passes validation (0: never)."""
+GRASS_CHALLENGES_PER_DAY = env_int("GRASS_CHALLENGES_PER_DAY", 50)
+"""Challenges (unrated matches on demand, `ladder.challenges`) one account may ask for in any 24
+hours, rematches included; past it the API answers 429 with Retry-After (0: no limit). Each
+costs a worker a whole game."""
+GRASS_CHALLENGES_WAITING_PER_ACCOUNT = env_int("GRASS_CHALLENGES_WAITING_PER_ACCOUNT", 5)
+"""Challenges of one account waiting for a place at once (more: 429 until one is sent)."""
+GRASS_CHALLENGE_SHARE = env_int("GRASS_CHALLENGE_SHARE", 25)
+"""The percent of the match capacity (GRASS_MATCH_CAPACITY, or sized from the live workers)
+that challenges may hold, queued or running, at any time; at least one match while a worker
+is up. The matchmaker fills the rest with rated games, so rated play keeps the other 75%
+however many challenges wait; challenges beyond the share wait their turn, one account's
+after another's (`ladder.challenges.services.challenge_dispatch`)."""
 GRASS_VALIDATE_INLINE = env_bool("GRASS_VALIDATE_INLINE", False)
 """Validate an upload during the request (the author gets the verdict at once) instead of in
 the `validate_version` task. The tests turn it on; production enqueues the task."""
@@ -373,6 +501,46 @@ GRASS_VALIDATION_RESEND_SECONDS = env_int("GRASS_VALIDATION_RESEND_SECONDS", 10 
 a sandbox that would not start) is sent to the workers again, at most once per this period;
 see `ladder.bots.services.bot_version_resend_pending`. Keep it longer than a validation with
 its task's retries, or a slow version is validated twice (harmless, but wasted work)."""
+
+# Live tables (ladder/live, ladder/relay): Django Channels with Redis as the channel layer. The
+# workers publish each running match's frames there and hear people's actions from it; the
+# ASGI server (daphne) serves the browsers' WebSockets from it. A Redis database of its own.
+CHANNEL_LAYERS: dict[str, dict[str, Any]] = {
+    "default": {
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "CONFIG": {
+            "hosts": [
+                {
+                    "address": env_str("GRASS_CHANNEL_LAYER_URL", "redis://127.0.0.1:6379/1"),
+                    # The layer's receive blocks in Redis for up to 5 s (BZPOPMIN); redis-py 8
+                    # reads with a 5 s timeout by default, so every idle receive would fail.
+                    "socket_timeout": 30,
+                    "socket_connect_timeout": 5,
+                }
+            ],
+            # A watcher's socket that does not keep up holds at most this many frames; the
+            # rest are dropped (frames are whole, so the next one catches it up).
+            "capacity": 50,
+            "expiry": 30,
+        },
+    }
+}
+GRASS_LIVE_FRAMES_PER_SECOND = env_int("GRASS_LIVE_FRAMES_PER_SECOND", 4)
+"""At most this many frames a second of each running match go to its watchers (a person's
+game also sends one whenever the person is asked); 0 sends none for bots' games."""
+GRASS_PLAY_DECISION_SECONDS = env_int("GRASS_PLAY_DECISION_SECONDS", 120)
+"""A person's time for each decision of a game in the browser; then the safe default plays and
+it is a strike, as for a bot (three strikes forfeit the game)."""
+GRASS_PLAY_MAX_HANDS = env_int("GRASS_PLAY_MAX_HANDS", 5)
+"""The most hands a person's game may be set to: a game holds a worker process while the
+person thinks, and must end well within GRASS_MATCH_STALE_SECONDS."""
+GRASS_PLAY_GAMES_AT_ONCE = env_int("GRASS_PLAY_GAMES_AT_ONCE", 1)
+"""A person's games queued or running at once; the Play page refuses another until one ends."""
+GRASS_LIVE_MESSAGE_BYTES = env_int("GRASS_LIVE_MESSAGE_BYTES", 1024)
+"""The longest message a browser may send on a live socket: a longer one closes the socket."""
+GRASS_LIVE_MESSAGES_PER_SECOND = env_int("GRASS_LIVE_MESSAGES_PER_SECOND", 2)
+"""Messages one socket may send a second on average, in bursts of up to five times that; the
+rest are dropped, and a socket that keeps flooding is closed."""
 
 GRASS_SITE_URL = env_str("GRASS_SITE_URL", "http://127.0.0.1:8000")
 """The site's public address: webhooks and emails link to its pages with it."""
@@ -392,36 +560,55 @@ EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "grass-ladder@localhost")
 
 # Celery beat (`celery -A ladder.celery beat`): the matchmaker keeps the queue filled, the sweep
-# puts lost and failed matches back. `expires`: a tick that waited behind long matches is
-# dropped rather than run late, since the next one is a few seconds away anyway.
+# puts lost and failed matches back. Every tick expires after its own period: a tick that
+# waited (a busy or absent quick worker) is dropped by the worker that finally takes it rather
+# than run late, since the next one is already on its way, so the quick queue never grows with
+# stale ticks. `expire_seconds`, not `expires`: beat's DatabaseScheduler (django-celery-beat)
+# copies an entry into a PeriodicTask row and keeps only `expire_seconds` of its options
+# (`ModelEntry._unpack_options`); it silently dropped `expires`, so no tick ever expired.
 CELERY_BEAT_SCHEDULE = {
     "matchmaker": {
         "task": "ladder.matchmaking.tasks.matchmaker_tick",
         "schedule": 5.0,
-        "options": {"expires": 5.0},
+        "options": {"expire_seconds": 5},
     },
+    # Every 15 s: a match whose worker died is taken back within GRASS_MATCH_SILENT_SECONDS +
+    # 15 s, one whose message was lost within GRASS_MATCH_RESEND_SECONDS + 15 s (each sweep
+    # reads only the running and queued matches, and the matches queue in Redis).
     "sweep": {
         "task": "ladder.matches.tasks.sweep_matches",
-        "schedule": 60.0,
-        "options": {"expires": 60.0},
+        "schedule": 15.0,
+        "options": {"expire_seconds": 15},
+    },
+    "match-files": {
+        "task": "ladder.matches.tasks.expire_match_files",
+        "schedule": 3600.0,
+        "options": {"expire_seconds": 3600},
     },
     "tournaments": {
         "task": "ladder.tournaments.tasks.sweep_tournaments",
         "schedule": 30.0,
-        "options": {"expires": 30.0},
+        "options": {"expire_seconds": 30},
     },
     # Versions left pending (a lost task message, a sandbox that would not start) are sent to
     # the workers again after GRASS_VALIDATION_RESEND_SECONDS.
     "validations": {
         "task": "ladder.bots.tasks.sweep_validations",
         "schedule": 60.0,
-        "options": {"expires": 60.0},
+        "options": {"expire_seconds": 60},
+    },
+    # Challenges waiting for a place are sent once the workers have room for them (also done
+    # at once when one is asked for and when a challenge's match settles).
+    "challenges": {
+        "task": "ladder.challenges.tasks.dispatch_challenges",
+        "schedule": 10.0,
+        "options": {"expire_seconds": 10},
     },
     # Webhook deliveries whose task message was lost (a broker restart) are sent again.
     "deliveries": {
         "task": "ladder.notifications.tasks.sweep_deliveries",
         "schedule": 300.0,
-        "options": {"expires": 300.0},
+        "options": {"expire_seconds": 300},
     },
 }
 # Beat reads its schedule from the database (django-celery-beat): the entries above, and each

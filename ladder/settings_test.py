@@ -28,7 +28,15 @@ DATABASES = {
 # one per test process under pytest-xdist (gw0: 9, gw1: 10, ...), as each has its own test
 # database: the end-to-end tests empty theirs and count the workers on it.
 _XDIST_WORKER = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+if _XDIST_WORKER > 2:
+    # Redis has databases 0-15: 9-11 for brokers and 13-15 for channel layers leave room for three.
+    raise RuntimeError("the suite runs in at most 3 processes (pytest -n 3): Redis databases 9-15")
 CELERY_BROKER_URL = env_str("GRASS_TEST_BROKER_URL", f"redis://127.0.0.1:6379/{9 + _XDIST_WORKER}")
+# The live tables' channel layer: a Redis database of the tests' own per test process too
+# (13, 14, 15, ...), emptied by the tests that use it.
+CHANNEL_LAYERS["default"]["CONFIG"]["hosts"][0]["address"] = env_str(  # noqa: F405
+    "GRASS_TEST_CHANNEL_LAYER_URL", f"redis://127.0.0.1:6379/{13 + _XDIST_WORKER}"
+)
 # A connection per request, closed after it: a live server's threads must not keep sessions open,
 # or the test database cannot be dropped at the end.
 DATABASES["default"]["CONN_MAX_AGE"] = 0
@@ -37,6 +45,15 @@ DATABASES["default"]["CONN_MAX_AGE"] = 0
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 # Uploaded bots and logs of test runs land in a throw-away folder.
 MEDIA_ROOT = Path(tempfile.mkdtemp(prefix="grass-test-media-"))
+# The end-to-end tests' workers run as the worker's unprivileged user and write here too: the
+# folders this process makes are anyone's to write (STORAGES' FileSystemStorage option).
+STORAGES = {
+    **STORAGES,  # noqa: F405
+    "default": {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {"directory_permissions_mode": 0o777},
+    },
+}
 # The fast hasher: the tests create users, they do not test password storage.
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # A fixed matchmaker capacity: `auto` would ask the workers over the broker, and most tests run

@@ -9,9 +9,30 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from ladder.accounts.apis import MeApi, SignupApi, TokenApi
 from ladder.accounts.views import signup_page, tokens_page
 from ladder.api import api_not_found
-from ladder.bots.apis import BotDetailApi, BotsApi, BotVersionsApi, BotVersionSourceApi
-from ladder.bots.views import bot_create_page, bot_page, bot_upload_page
-from ladder.matches.apis import MatchDetailApi, MatchListApi, MatchLogApi
+from ladder.bots.apis import (
+    BotDetailApi,
+    BotsApi,
+    BotVersionDetailApi,
+    BotVersionsApi,
+    BotVersionSourceApi,
+)
+from ladder.bots.views import (
+    bot_create_page,
+    bot_debug_page,
+    bot_page,
+    bot_upload_page,
+    kit_archive,
+    kit_javascript_sdk,
+    kit_starter_file,
+    kit_text_file,
+    my_bots_page,
+    write_a_bot_page,
+)
+from ladder.challenges import apis as challenge_apis
+from ladder.challenges import views as challenge_views
+from ladder.favicon import favicon
+from ladder.live.views import play_page
+from ladder.matches.apis import MatchDebugApi, MatchDetailApi, MatchListApi, MatchLogApi
 from ladder.matches.views import match_page, seat_stderr_page
 from ladder.notifications import apis as notification_apis
 from ladder.notifications import views as notification_views
@@ -27,6 +48,7 @@ api = [
     path("bots/", BotsApi.as_view(), name="bots"),
     path("bots/<int:bot_id>/", BotDetailApi.as_view(), name="bot-detail"),
     path("bots/<int:bot_id>/versions/", BotVersionsApi.as_view(), name="bot-versions"),
+    path("versions/<int:version_id>/", BotVersionDetailApi.as_view(), name="version-detail"),
     path(
         "versions/<int:version_id>/source/",
         BotVersionSourceApi.as_view(),
@@ -35,7 +57,24 @@ api = [
     path("matches/", MatchListApi.as_view(), name="matches"),
     path("matches/<int:match_id>/", MatchDetailApi.as_view(), name="match-detail"),
     path("matches/<int:match_id>/log/", MatchLogApi.as_view(), name="match-log"),
+    path("matches/<int:match_id>/debug/", MatchDebugApi.as_view(), name="match-debug"),
     path("leaderboard/", LeaderboardApi.as_view(), name="leaderboard"),
+    path("challenges/", challenge_apis.ChallengesApi.as_view(), name="challenges"),
+    path(
+        "challenges/<int:challenge_id>/",
+        challenge_apis.ChallengeDetailApi.as_view(),
+        name="challenge-detail",
+    ),
+    path(
+        "challenges/<int:challenge_id>/rematch/",
+        challenge_apis.ChallengeRematchApi.as_view(),
+        name="challenge-rematch",
+    ),
+    path(
+        "challenges/<int:challenge_id>/cancel/",
+        challenge_apis.ChallengeCancelApi.as_view(),
+        name="challenge-cancel",
+    ),
     path("tournaments/", tournament_apis.TournamentsApi.as_view(), name="tournaments"),
     path(
         "tournaments/<int:tournament_id>/",
@@ -87,7 +126,12 @@ api = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     # Swagger UI's scripts and styles come from drf-spectacular-sidecar through staticfiles:
     # the page loads nothing from another site.
-    path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    # Under a header that leads back to the site (ladder/templates/api_docs.html).
+    path(
+        "docs/",
+        SpectacularSwaggerView.as_view(url_name="schema", template_name="api_docs.html"),
+        name="docs",
+    ),
     # Last: any other path under /api/ (a non-integer id, a typo) is a JSON 404.
     re_path(r"^(?P<rest>.*)$", api_not_found),
 ]
@@ -95,14 +139,42 @@ api = [
 # The HTML pages' names differ from the API's ("signup" is the API's sign-up).
 pages = [
     path("", leaderboard_page, name="home"),
+    path("write-a-bot/", write_a_bot_page, name="write-a-bot"),
+    re_path(r"^write-a-bot/(?P<name>RULES\.md|PROTOCOL\.md)$", kit_text_file, name="kit-text"),
+    path(
+        "write-a-bot/starters/<slug:language>/<str:filename>",
+        kit_starter_file,
+        name="kit-starter",
+    ),
+    path("write-a-bot/grass.js", kit_javascript_sdk, name="kit-grass-js"),
+    path("write-a-bot/grass-kit.zip", kit_archive, name="kit-archive"),
     path("bots/new/", bot_create_page, name="bot-new"),
+    path("account/bots/", my_bots_page, name="my-bots"),
     path("bots/<int:bot_id>/", bot_page, name="bot-page"),
     path("bots/<int:bot_id>/upload/", bot_upload_page, name="bot-upload"),
+    path("bots/<int:bot_id>/debug/", bot_debug_page, name="bot-debug"),
     path("matches/<int:match_id>/", match_page, name="match-page"),
+    path("play/", play_page, name="play-page"),
     path(
         "matches/<int:match_id>/seats/<int:seat>/stderr/",
         seat_stderr_page,
         name="seat-stderr",
+    ),
+    path("challenges/", challenge_views.challenges_page, name="challenges-page"),
+    path(
+        "challenges/<int:challenge_id>/",
+        challenge_views.challenge_page,
+        name="challenge-page",
+    ),
+    path(
+        "challenges/<int:challenge_id>/rematch/",
+        challenge_views.challenge_rematch_page,
+        name="challenge-rematch-page",
+    ),
+    path(
+        "challenges/<int:challenge_id>/cancel/",
+        challenge_views.challenge_cancel_page,
+        name="challenge-cancel-page",
     ),
     path("tournaments/", tournament_views.tournament_list_page, name="tournament-list"),
     path("tournaments/new/", tournament_views.tournament_create_page, name="tournament-new"),
@@ -158,6 +230,7 @@ handler500 = "ladder.api.server_error"
 
 urlpatterns = [
     *pages,
+    path("favicon.ico", favicon, name="favicon"),
     path("admin/", admin.site.urls),
     path("api/", include(api)),
     # The replay viewer: /matches/<id>/replay.json, /replay/, /replay/upload.json.

@@ -1,4 +1,6 @@
-"""How the suite is spread over processes (pytest-xdist, `-n` in pyproject's addopts).
+"""How the suite is spread over processes (pytest-xdist, `-n` in pyproject's addopts), and its
+tiers: each test gets the marks of the slow kinds it is of (tests/tiers.py), which `make check`
+leaves out.
 
 The suite mostly waits (on bots in their boxes, Celery workers, a browser, an emulated guest),
 so several test processes share two cores well. Each process has its own test database
@@ -19,18 +21,24 @@ from collections.abc import Generator
 
 import pytest
 
+from tests.tiers import kinds
+
 FIRST = ("tests/vm/",)
 HOST_WIDE = (
     "tests/e2e/",
     "tests/bots/test_sandbox_leaks.py",
     "tests/browser/test_site_flow.py",
+    "tests/browser/test_play_browser.py",
+    "tests/browser/test_challenge_browser.py",
 )
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> Generator[None, None, None]:
-    # Before the other plugins' hooks: xdist's reads the groups.
+    # Before the other plugins' hooks: xdist's reads the groups, and `-m` deselects by marks.
     for item in items:
+        for kind in kinds(item):
+            item.add_marker(kind)
         # (Not where xdist is absent, as in the cgroup v2 guest: an unknown mark there.)
         if item.nodeid.startswith(HOST_WIDE) and item.config.pluginmanager.hasplugin("xdist"):
             item.add_marker(pytest.mark.xdist_group("host-wide"))

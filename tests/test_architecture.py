@@ -28,26 +28,32 @@ def run(*command: str) -> None:
     assert done.returncode == 0, f"{' '.join(command)} failed:\n{done.stdout}\n{done.stderr}"
 
 
+@pytest.mark.lint
 def test_ruff_finds_nothing() -> None:
     run("ruff", "check", ".")
 
 
+@pytest.mark.lint
 def test_the_code_is_formatted() -> None:
     run("ruff", "format", "--check", ".")
 
 
+@pytest.mark.lint
 def test_engine_and_bots_are_strictly_typed() -> None:
     run("mypy", "--strict", "engine", "bots")
 
 
+@pytest.mark.lint
 def test_the_ladder_is_typed() -> None:
     run("mypy", "ladder")
 
 
+@pytest.mark.lint
 def test_the_benchmarks_are_typed() -> None:
     run("mypy", "bench")
 
 
+@pytest.mark.lint
 def test_the_import_contracts_hold() -> None:
     run("lint-imports")
 

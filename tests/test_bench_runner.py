@@ -4,6 +4,8 @@ figures are there, the games are the same whichever way they are run, and the si
 
 from __future__ import annotations
 
+import pytest
+
 from bench.runner import play, runner_figures
 from bots.cli import parser
 
@@ -20,6 +22,7 @@ def test_every_way_plays_the_same_game() -> None:
     assert sum(sizes["v2"]) * 3 < sum(sizes["v1"])
 
 
+@pytest.mark.slow
 def test_runner_figures_have_every_figure() -> None:
     figures = runner_figures(games=1, players=(2,), repeat=1)
     (row,) = figures["cpu"]["by_players"]

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 GRASS = [sys.executable, "-m", "bots.cli"]
 
 
@@ -52,6 +54,7 @@ def test_bad_arguments_are_named() -> None:
     assert "No such file" in missing.stderr
 
 
+@pytest.mark.slow
 def test_bench_prints_throughput_json() -> None:
     result = run("bench", "--seconds", "0.2", "--players", "2", "6")
     assert result.returncode == 0, result.stderr
@@ -101,3 +104,14 @@ def test_bench_replays_prints_figures() -> None:
         "frames_seat0_x",
         "observe_since_x",
     }
+
+
+def test_play_prints_its_title_on_one_line() -> None:
+    # The title once wrapped to the narrow table's width: "1 game(s) of random players," then
+    # "modern rules" on the next line.
+    played = run("play", "--players", "2", "--seed", "4")
+    assert played.returncode == 0, played.stderr
+    assert "1 game of random players, modern rules\n" in played.stdout
+    assert not any(line.rstrip().endswith(",") for line in played.stdout.splitlines())
+    several = run("play", "--players", "2", "--games", "2", "--ruleset", "classic")
+    assert "2 games of random players, classic rules\n" in several.stdout

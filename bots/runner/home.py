@@ -1,21 +1,11 @@
-"""Where the sandbox keeps its files on a worker host, and how it cleans up after a dead runner.
+"""What a caller of the box program keeps on its side: its claims on box ids, and the runtime
+library (engine, SDK, launcher) it hands over.
 
-Everything lives in one tmpfs of its own, `GRASS_SANDBOX_HOME` (default `/run/grass-sandbox`),
-mounted by the first runner that needs it:
-
-    uids/<uid>          lock files: a box holds an flock on its uid's file while it lives
-    boxes/<uid>/        the staged code of the box using that uid (root:uid, mode 0750)
-    runtime-<hash>/     the engine, the SDK and the launcher, shared by every box, named by a
-                        hash of their content (one copy per code version, never per runner)
-
-A tmpfs of its own, rather than folders under /tmp, keeps the host's layout out of the boxes:
-`/proc/self/mountinfo` in a box shows a bind mount's source relative to its filesystem's root,
-so `/boxes/64123` and `/runtime-…/lib`, never a host path.
-
-A runner that dies (SIGKILL, a lost worker) leaves its box behind: cgroups, processes, the
-staged folder. Its uid lock dies with it, so the leftovers are found by the free uids: claiming
-a uid first removes whatever that uid left (`claim_uid`), and `sweep()`, run when a worker
-starts, does it for every free uid.
+A box id is held by one live caller at a time: an flock on the id's claim file, which the box
+program makes (root's, read-only: a lock needs no write access) in its home. A caller that
+dies (SIGKILL, a lost worker) lets go of its claims with its life; what its boxes left
+(processes, cgroups, code) is removed by the next `init` of that id, or by the program's
+`sweep`, run when a worker starts.
 """
 
 from __future__ import annotations
@@ -25,71 +15,54 @@ import fcntl
 import hashlib
 import os
 import shutil
-import subprocess
 import tempfile
-import time
 import weakref
 from pathlib import Path
 
-from bots.runner import cgroups
+from bots.runner import boxctl, runtime
 
-HOME = Path(os.environ.get("GRASS_SANDBOX_HOME", "/run/grass-sandbox"))
-HOME_SIZE = os.environ.get("GRASS_SANDBOX_HOME_SIZE", "2g")
-"""The tmpfs's size cap: staged code is at most 20 MiB a box (`botfiles.MAX_UNPACKED_BYTES`)."""
-UID_RANGE = range(64100, 65000)
 HERE = Path(__file__).resolve().parent
 PROJECT = HERE.parent.parent
-RUNTIME_KEEP_SECONDS = 24 * 3600
-"""A runtime copy of another code version is removed by the sweep after a day unused."""
 
 
 class HomeUnavailable(OSError):
-    """The sandbox's home cannot be set up (not root, no tmpfs)."""
+    """The box program's home cannot be used (not set up, no free box)."""
 
 
-def ensure_home() -> Path:
-    """HOME, mounted as a tmpfs of its own with its folders; idempotent and safe when several
-    runners start at once (they take turns on a lock file beside it)."""
-    if os.path.ismount(HOME) and (HOME / "boxes").is_dir():
-        return HOME
-    try:
-        HOME.mkdir(mode=0o711, parents=True, exist_ok=True)
-        lock = os.open(HOME.parent / f".{HOME.name}.lock", os.O_CREAT | os.O_RDWR, 0o600)
-    except OSError as exc:
-        raise HomeUnavailable(f"cannot create {HOME}: {exc}") from None
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not os.path.ismount(HOME):
-            options = f"size={HOME_SIZE},mode=0711,nosuid,nodev"
-            done = subprocess.run(
-                ["mount", "-t", "tmpfs", "-o", options, "grass-sandbox", str(HOME)],
-                capture_output=True,
-                text=True,
-                check=False,
+_LAYOUT: dict[str, str] = {}
+
+
+def layout() -> dict[str, str]:
+    """The program's `check` facts (home, number of boxes, uid base, cgroup backend, this
+    code's runtime image as boxes see it), asked once per process: it also makes the home and
+    its claim files, and mounts the image (checking its bytes) if no box has yet."""
+    if not _LAYOUT:
+        facts = boxctl.facts("check", "--image", runtime.identity())
+        if facts.get("version") != boxctl.source_version():
+            raise HomeUnavailable(
+                f"the box program ({' '.join(boxctl.prefix())}) is version "
+                f"{facts.get('version')}, this checkout's is {boxctl.source_version()}: "
+                "install this checkout's (sudo bash deploy/install-box.sh)"
             )
-            if done.returncode != 0:
-                raise HomeUnavailable(f"cannot mount a tmpfs at {HOME}: {done.stderr.strip()}")
-        for sub, mode in (("uids", 0o700), ("boxes", 0o711)):
-            (HOME / sub).mkdir(mode=mode, exist_ok=True)
-    finally:
-        os.close(lock)
-    return HOME
+        _LAYOUT.update(facts)
+    return _LAYOUT
 
 
-# ---------------------------------------------------------------------- uids
+# ---------------------------------------------------------------------- claims
 
-_next_uid = 0
+_next = 0
 
 
 class Claim:
-    """A sandbox uid held by this process (an flock on its lock file) until `release`."""
+    """A box id held by this process (an flock on its claim file) until `release`."""
 
-    def __init__(self, uid: int, fd: int) -> None:
-        self.uid = uid
+    def __init__(self, box: int, fd: int) -> None:
+        self.box = box
+        self.uid = int(layout()["uid-base"]) + box
         self.fd = fd
         held = os.fstat(fd)
         self.file = (held.st_dev, held.st_ino)
-        """The lock file's identity, so a forked child closes only what is still this file."""
+        """The claim file's identity, so a forked child closes only what is still this file."""
         _HELD.add(self)
 
     def release(self) -> None:
@@ -103,11 +76,11 @@ _HELD: weakref.WeakSet[Claim] = weakref.WeakSet()
 
 
 def _drop_copies_in_child() -> None:
-    """In a child forked from a process that holds uids (a Celery worker's pool, `grass match`
-    jobs, any library that forks without exec): close the child's copies of the lock files. An
-    flock lasts as long as any copy of its file is open, so a copy would keep the uid held,
-    and the box's leftovers unswept, after the parent released it, for as long as the child
-    lives. The child never owns its parent's boxes (`pool.Pool` forgets them too)."""
+    """In a child forked from a process that holds boxes (a Celery worker's pool, `grass match`
+    jobs, any library that forks without exec): close the child's copies of the claim files.
+    An flock lasts as long as any copy of its file is open, so a copy would keep the box held,
+    and its leftovers unswept, after the parent released it, for as long as the child lives.
+    The child never owns its parent's boxes (`pool.Pool` forgets them too)."""
     for claim in list(_HELD):
         if claim.fd < 0:
             continue
@@ -123,51 +96,36 @@ def _drop_copies_in_child() -> None:
 os.register_at_fork(after_in_child=_drop_copies_in_child)
 
 
-def claim_uid() -> Claim:
-    """A uid no other live box on this host uses, with what a dead box of that uid left
-    removed. Walks the range, so a uid is not reused the moment its box is gone (the kernel's
-    per-uid process count lags behind on some kernels)."""
-    global _next_uid
-    locks = ensure_home() / "uids"
-    start = (os.getpid() * 7 + _next_uid) % len(UID_RANGE)
-    _next_uid += 1
-    for offset in range(len(UID_RANGE)):
-        uid = UID_RANGE[(start + offset) % len(UID_RANGE)]
-        fd = os.open(locks / str(uid), os.O_CREAT | os.O_RDWR, 0o600)
+def claim_box() -> Claim:
+    """A box id no other live caller holds. Walks the ids, so an id is not reused the moment
+    its box is gone."""
+    global _next
+    facts = layout()
+    claims = Path(facts["home"]) / "claims"
+    count = int(facts["boxes"])
+    start = (os.getpid() * 7 + _next) % count
+    _next += 1
+    for offset in range(count):
+        box = (start + offset) % count
+        fd = os.open(claims / str(box), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
             continue
-        claim = Claim(uid, fd)
-        try:
-            remove_leftovers(uid)
-        except BaseException:
-            claim.release()
-            raise
-        return claim
-    raise HomeUnavailable("no free sandbox uid: too many bots running on this host")
+        return Claim(box, fd)
+    raise HomeUnavailable("no free box: too many bots running on this host")
 
 
-def remove_leftovers(uid: int) -> None:
-    """Kill and remove the cgroups and the staged folder of `uid`'s box. The caller holds the
-    uid's lock, so no live box owns them."""
-    cgroups.box_cgroup(str(uid)).remove()
-    shutil.rmtree(HOME / "boxes" / str(uid), ignore_errors=True)
-    builds = HOME / "builds" / str(uid)
-    if os.path.ismount(builds):
-        subprocess.run(["umount", "-l", str(builds)], capture_output=True, check=False)
-    shutil.rmtree(builds, ignore_errors=True)
-
-
-def box_dir(uid: int) -> Path:
-    return HOME / "boxes" / str(uid)
+def leftovers() -> list[int]:
+    """The ids of boxes that dead callers left (something of them exists, nobody holds them)."""
+    return [int(value) for key, value in boxctl.call("leftovers") if key == "box"]
 
 
 # ---------------------------------------------------------------------- runtime
 
 
-def _runtime_files() -> dict[str, bytes]:
+def runtime_files() -> dict[str, bytes]:
     """What a bot may import beside the standard library, by path in the runtime."""
     files: dict[str, bytes] = {}
     for package, target in (("engine", "lib/engine"), ("bots/sdk", "lib/bots/sdk")):
@@ -185,18 +143,34 @@ def _runtime_files() -> dict[str, bytes]:
     return files
 
 
-def runtime_dir(parent: Path | None = None) -> Path:
-    """The runtime (engine, SDK, launcher) as a world-readable folder named by its content's
-    hash, under `parent` (default: HOME). Made once per code version: written to a temporary
-    folder, then renamed into place, so a reader never sees half of it."""
-    files = _runtime_files()
+def runtime_stream(files: dict[str, bytes]) -> bytes:
+    """`files` as the box program's `runtime` verb reads them: `<size> <path>\\n<bytes>`."""
+    return b"".join(f"{len(data)} {rel}\n".encode() + data for rel, data in sorted(files.items()))
+
+
+_RUNTIME: dict[int, str] = {}
+
+
+def runtime_name() -> str:
+    """The name of this code's runtime in the box program's home, handed over once per
+    process (the program keeps one copy per content, whoever hands it over)."""
+    if os.getpid() not in _RUNTIME:
+        answer = boxctl.facts("runtime", stdin=runtime_stream(runtime_files()))
+        _RUNTIME.clear()
+        _RUNTIME[os.getpid()] = answer["runtime"]
+    return _RUNTIME[os.getpid()]
+
+
+def runtime_dir(parent: Path) -> Path:
+    """The runtime as a world-readable folder under `parent`, named by its content's hash (for
+    bots run without the sandbox). Written to a temporary folder, then renamed into place, so
+    a reader never sees half of it."""
+    files = runtime_files()
     digest = hashlib.sha256()
     for rel, data in sorted(files.items()):
         digest.update(rel.encode() + b"\0" + hashlib.sha256(data).digest())
-    parent = parent if parent is not None else ensure_home()
     target = parent / f"runtime-{digest.hexdigest()[:16]}"
     if (target / "launch.py").is_file():
-        os.utime(target)  # in use: the sweep keeps it
         return target
     parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".runtime-", dir=parent))
@@ -222,81 +196,3 @@ def plain_runtime_dir() -> Path:
     in the user's own cache folder, shared by every run of the same code."""
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "grass"
     return runtime_dir(cache)
-
-
-# ---------------------------------------------------------------------- sweep
-
-
-def leftovers() -> list[int]:
-    """The uids whose box (cgroups or staged folder) exists while no live box holds the uid:
-    what dead runners left. Safe beside live boxes: a live box holds its uid's lock from
-    before its cgroups are made until after they are removed."""
-    home = ensure_home()
-    names = cgroups.box_names() | {p.name for p in (home / "boxes").iterdir()}
-    if (home / "builds").is_dir():
-        names |= {p.name for p in (home / "builds").iterdir()}
-    found = []
-    for name in sorted(n for n in names if n.isdigit()):
-        fd = os.open(home / "uids" / name, os.O_CREAT | os.O_RDWR, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            continue  # a live box
-        finally:
-            os.close(fd)
-        if (
-            cgroups.box_cgroup(name).exists()
-            or box_dir(int(name)).exists()
-            or (home / "builds" / name).exists()
-        ):
-            found.append(int(name))
-    return found
-
-
-def sweep() -> dict[str, int]:
-    """Remove what dead runners left on this host: the boxes (processes, cgroups, staged code)
-    of every uid no live box holds, cgroups of the naming before uids, runtime copies of other
-    code versions unused for a day, and the /tmp folders of the runner before this layout.
-    Returns counts of what was removed. Run when a worker starts; safe beside live boxes."""
-    removed = {"boxes": 0, "runtimes": 0, "legacy": 0}
-    home = ensure_home()
-    for uid in leftovers():
-        fd = os.open(home / "uids" / str(uid), os.O_CREAT | os.O_RDWR, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            continue  # claimed since: its new owner cleans it
-        try:
-            remove_leftovers(uid)
-            removed["boxes"] += 1
-        finally:
-            os.close(fd)
-    for name in cgroups.box_names():
-        # Before boxes were named by uid: box-<uid>-<pid>-<n>; its runner is gone if <pid> is.
-        parts = name.split("-")
-        if name.startswith("box-") and len(parts) == 4 and not _alive(int(parts[2])):
-            cgroups.box_cgroup(name).remove()
-            removed["legacy"] += 1
-    current = runtime_dir(home)
-    for old in home.glob("runtime-*"):
-        if old != current and time.time() - old.stat().st_mtime > RUNTIME_KEEP_SECONDS:
-            shutil.rmtree(old, ignore_errors=True)
-            removed["runtimes"] += 1
-    tmp = Path(tempfile.gettempdir())
-    for pattern in ("grass-runtime-*", "grass-bot-*"):
-        for old in tmp.glob(pattern):
-            if time.time() - old.stat().st_mtime > 3600:
-                shutil.rmtree(old, ignore_errors=True)
-                removed["legacy"] += 1
-    return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

@@ -7,18 +7,30 @@ played instead and the game goes on. After `max_strikes` strikes, or at once if 
 process dies, the bot *forfeits*: it is killed, the default action plays for it to the end, and
 it is ranked below every seat that did not forfeit. The match always finishes; every fault is
 written into the log as a `note` line.
+
+A seat may also be a *remote agent* (`bots.runner.remote`): an object whose decisions come
+from outside the runner, such as a person playing through the ladder site. It is asked with
+the seat's observation and answers on a wall clock of its own (`remote_decision_ms`), under
+the same fault policy.
+
+Debug lines: what a bot writes on stderr is kept per decision (`DebugLines`, in its seat's
+report), beside the index of the log event its answer became, so that the replay can show
+each decision's lines beside its frame. They are bounded per seat and match (the latest
+DEBUG_KEEP bytes; what was cut is counted) and never reach the log, which is public.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import json
+import logging
 import os
 import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -27,16 +39,20 @@ from bots import protocol
 from bots.protocol import ProtocolError
 from bots.runner import pool, runtime, sandbox
 from bots.runner.botfiles import BadBot, BotSource, check_tree
-from bots.runner.clock import DecisionClock
+from bots.runner.clock import DecisionClock, HostTooBusy
 from bots.runner.feed import Feed, Feeds
 from bots.runner.home import plain_runtime_dir
 from bots.runner.languages import Language, detect
-from bots.runner.process import BotGone, BotProcess, BotTimeout, LineTooLong
+from bots.runner.process import DEBUG_KEEP, BotGone, BotProcess, BotTimeout, LineTooLong
+from bots.runner.remote import AgentGone, RemoteAgent, RemoteRequest
 from bots.runner.sandbox import Box, Limits, SandboxUnavailable
 from engine import Variants, new_game
 from engine.game import Event, Game
 from engine.log import dumps
+from engine.observation import observe
 from engine.rules import ruleset_limits
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -59,6 +75,79 @@ class TimeControl:
     """CPU a bot may burn in one stretch off turn before it is frozen between its turns."""
     restless_total_ms: int = 200
     """CPU a bot may burn off turn over the whole match before it is frozen likewise."""
+    remote_decision_ms: int = 120_000
+    """Wall time per decision of a remote seat (`bots.runner.remote`: a person in a browser),
+    which has no CPU clock and no bank; bots' seats ignore it."""
+
+
+@dataclass(frozen=True)
+class DebugEntry:
+    """What a bot wrote on stderr while it decided: since its previous answer, up to this one."""
+
+    at: int
+    """The index of the log event (among the game's events, runner notes aside: the replay's
+    frame) its answer became; 0 for what it wrote while starting, the last event's for what it
+    wrote after the game ended."""
+    request: int | None
+    """The id of the request it was answering; 0 before its first request, None after the game."""
+    data: bytes
+    cut: int = 0
+    """Bytes it wrote before `data` for the same decision that are not kept."""
+
+
+@dataclass
+class DebugLines:
+    """One seat's debug lines over a match, by decision, bounded to `keep` bytes: when more
+    come, the oldest are cut (whole entries first, then the head of the oldest left), so the
+    latest are kept, and `cut_bytes` / `cut_entries` say what went."""
+
+    keep: int = DEBUG_KEEP
+    entries: list[DebugEntry] = field(default_factory=list)
+    size: int = 0
+    cut_bytes: int = 0
+    """Bytes written and not kept: cut from entries kept in part, or with whole entries."""
+    cut_entries: int = 0
+    """Entries dropped whole (their decisions show no lines)."""
+
+    def add(self, entry: DebugEntry) -> None:
+        if not entry.data and not entry.cut:
+            return
+        self.cut_bytes += entry.cut
+        self.entries.append(entry)
+        self.size += len(entry.data)
+        first = 0
+        while self.size > self.keep:
+            oldest = self.entries[first]
+            excess = self.size - self.keep
+            if len(oldest.data) <= excess:
+                first += 1
+                self.size -= len(oldest.data)
+                self.cut_bytes += len(oldest.data)
+                self.cut_entries += 1
+                continue
+            self.entries[first] = replace(
+                oldest, data=oldest.data[excess:], cut=oldest.cut + excess
+            )
+            self.size -= excess
+            self.cut_bytes += excess
+        if first:
+            del self.entries[:first]
+
+    def as_json(self) -> dict[str, Any]:
+        """JSON-ready: `entries` as [at, request, text] (with a fourth item, the bytes cut from
+        its head, when some were), text decoded as UTF-8 with what no database or JSON takes
+        made visible (`storable`)."""
+        rows: list[list[Any]] = []
+        for entry in self.entries:
+            row: list[Any] = [
+                entry.at,
+                entry.request,
+                storable(entry.data.decode(errors="replace")),
+            ]
+            if entry.cut:
+                row.append(entry.cut)
+            rows.append(row)
+        return {"cut_bytes": self.cut_bytes, "cut_entries": self.cut_entries, "entries": rows}
 
 
 @dataclass
@@ -78,6 +167,9 @@ class SeatReport:
     forfeit_reason: str = ""
     frozen_between_turns: bool = False
     stderr: str = ""
+    """The end of what the bot wrote on stderr in the whole match (its last 4,000 characters)."""
+    debug: DebugLines = field(default_factory=DebugLines)
+    """The same, by decision (`DebugLines`)."""
     protocol: int = 1
     """The protocol version the bot chose in `ready` (bots/PROTOCOL.md)."""
 
@@ -106,6 +198,14 @@ class InfrastructureFault(RuntimeError):
     """The match could not be played for reasons that are not a bot's fault."""
 
 
+LAUNCHER_FAILURES = ("exited with status 125", "exited with status 126", "exited with status 127")
+"""How a seat ends when its box could not start its language's command (the box program's
+status, the shell's "cannot execute" and "not found"): the marks of a broken host. A bot can
+end the same way on purpose, so these only make the referee prove the host (`proof`)."""
+LAUNCHER_WORDS = ("bwrap: ", "grass-box: ", "setpriv: ")
+"""What the box's launchers write when they fail (on the seat's stderr, before its bot ran)."""
+
+
 def safe_default(legal: Sequence[str]) -> str:
     """The move played for a bot that failed to choose: decline, end, finish a deal, or the
     first legal action (a deterministic choice, never a random one)."""
@@ -128,12 +228,14 @@ def bot_seed(seed: int, seat: int) -> int:
 
 
 class _Seat:
-    """The runner's handle on one bot."""
+    """The runner's handle on one seat: a bot (`source`, its process and box) or a remote
+    agent (`agent`)."""
 
-    def __init__(self, index: int, source: BotSource, time: TimeControl) -> None:
+    def __init__(self, index: int, player: BotSource | RemoteAgent, time: TimeControl) -> None:
         self.index = index
-        self.source = source
-        self.report = SeatReport(source.name)
+        self.source = player if isinstance(player, BotSource) else None
+        self.agent = None if isinstance(player, BotSource) else player
+        self.report = SeatReport(player.name)
         self.bank_ms = float(time.bank_ms)
         self.wall_bank_ms = time.bank_ms * time.wall_factor
         self.proc: BotProcess | None = None
@@ -144,14 +246,23 @@ class _Seat:
         """What the seat is sent, in the protocol version its bot chose (after `ready`)."""
         self.cpu_at_reply: int | None = None
         self.idle_cpu_ms = 0.0
+        self.at = 0
+        """The index of the log event the seat's current decision becomes (`DebugEntry.at`)."""
 
     @property
     def alive(self) -> bool:
-        return self.proc is not None and not self.report.forfeited
+        playing = self.proc is not None or self.agent is not None
+        return playing and not self.report.forfeited
+
+
+Watch = Callable[[Game], None]
+"""Told of the game before its first decision and after every action (`play_match`'s
+`watch`): it runs on the referee's thread, so it must return at once, and it must only read
+the game."""
 
 
 def play_match(
-    bots: Sequence[BotSource],
+    bots: Sequence[BotSource | RemoteAgent],
     *,
     ruleset: str = "modern",
     variants: Variants | None = None,
@@ -160,12 +271,16 @@ def play_match(
     time_control: TimeControl | None = None,
     resources: Limits | None = None,
     sandboxed: bool = True,
+    watch: Watch | None = None,
 ) -> MatchResult:
     """Play one game between `bots` (in seat order) and return the finished match.
 
     With `sandboxed` (the ladder always), every bot runs in the OS sandbox; if the sandbox
     cannot start, InfrastructureFault is raised and no bot runs. `sandboxed=False` runs bots
-    as plain subprocesses, for authors testing on machines without root.
+    as plain subprocesses, for authors testing on machines without root. A seat given as a
+    `RemoteAgent` instead of a bot's files is asked through that object
+    (`bots.runner.remote`). `watch`, if given, is told of the game as it is played (the ladder
+    shows live tables with it); one that raises is logged and not called again.
     """
     started = time.perf_counter()
     variants = variants or Variants()
@@ -176,10 +291,16 @@ def play_match(
     if sandboxed:
         # The log says which image its bots ran on (a note a replay keeps, not a rule).
         game.events[0]["runtime"] = runtime.identity()
-    referee = Referee(game, [_Seat(i, b, tc) for i, b in enumerate(bots)], tc)
+    referee = Referee(game, [_Seat(i, b, tc) for i, b in enumerate(bots)], tc, watch)
     try:
         referee.start_all(resources, sandboxed, seed)
+        if sandboxed:
+            referee.check_host()
         referee.play()
+        if sandboxed:
+            referee.check_host()
+    except HostTooBusy as exc:
+        raise InfrastructureFault(str(exc)) from None
     finally:
         referee.close()
     result = game.result
@@ -306,10 +427,10 @@ def plain_command(lang: Language, folder: Path) -> tuple[list[str], dict[str, st
 
 def stop_bot(proc: BotProcess | None, box: Box | None, folder: Path | None) -> None:
     """Undo `start_bot`: kill the process and all it started, remove its box and files."""
-    if proc is not None:
-        proc.close()
     if box is not None:
         box.destroy()
+    if proc is not None:
+        proc.close()
     if folder is not None:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -320,13 +441,18 @@ class Referee:
     strike plays the safe default, a forfeit stops the bot for good. Every fault is noted,
     to be merged into the log where it happened."""
 
-    def __init__(self, game: Game, seats: list[_Seat], tc: TimeControl) -> None:
+    def __init__(
+        self, game: Game, seats: list[_Seat], tc: TimeControl, watch: Watch | None = None
+    ) -> None:
         self.game = game
         self.seats = seats
         self.tc = tc
+        self.watch = watch
         self.notes: list[tuple[int, Event]] = []
         """(index in the game's events, note): where each note goes in the log."""
         self.feeds = Feeds(game)
+        self.proved: set[str] = set()
+        """Languages whose known bot has run here during this match (`check_host`)."""
 
     # ------------------------------------------------------------------ the match
 
@@ -334,11 +460,15 @@ class Referee:
         """Start every bot at once, then wait for each `ready`: start-ups overlap."""
         tc, game = self.tc, self.game
         for seat in self.seats:
+            if seat.source is None:
+                continue
             try:
                 seat.proc, seat.box, seat.plain_dir = start_bot(seat.source, sandboxed, resources)
             except BadBot as exc:
                 self.forfeit(seat, f"did not start: {exc}")
         for seat in self.seats:
+            if seat.agent is not None:
+                self._start_agent(seat)
             if seat.proc is None:
                 continue
             hello = protocol.hello(
@@ -365,14 +495,22 @@ class Referee:
             # The bot says which version it speaks; it is spoken to it for the whole match.
             seat.report.protocol = protocol.chosen_version(ready)
             seat.feed = self.feeds.for_seat(seat.index, seat.report.protocol)
+            self.take_debug(seat, request=0)
             self._rest(seat)
 
     def play(self) -> None:
         """Play the game to its end, telling every seat each hand's end and the game's."""
         game = self.game
         reported = hand_start = 0
+        self._watch()
         while not game.over:
-            game.apply(self.decide(self.seats[game.to_act]))
+            seat = self.seats[game.to_act]
+            # Its answer is the next event the game logs: its debug lines go beside that event.
+            seat.at = len(game.events)
+            action = self.decide(seat)
+            self.take_debug(seat, request=seat.request)
+            game.apply(action)
+            self._watch()
             while reported < len(game.events):
                 event = game.events[reported]
                 if event["e"] == "hand":
@@ -390,16 +528,61 @@ class Referee:
                     seat.box.thaw()
                 seat.proc.wait_exit(0.5)
 
+    def check_host(self) -> None:
+        """Raise InfrastructureFault when the seats' failures are the host's, not the bots':
+        no seat could start, or every seat failed the same way, or a seat failed as a broken
+        host makes it fail and the known bot of its language fails here too (`proof`). Only
+        bots' own play may move a rating."""
+        reports = [seat.report for seat in self.seats]
+        reasons = [report.forfeit_reason for report in reports]
+        if all(reason.startswith("did not start") for reason in reasons):
+            raise InfrastructureFault("host fault: no seat could start: " + "; ".join(reasons))
+        if all(report.forfeited for report in reports) and len(set(reasons)) == 1:
+            raise InfrastructureFault(f"host fault: every seat failed the same way: {reasons[0]}")
+        suspects = {
+            detect(source.files).name
+            for seat in self.seats
+            if (source := seat.source) is not None  # a remote seat runs on no host of ours
+            and (
+                any(mark in seat.report.forfeit_reason for mark in LAUNCHER_FAILURES)
+                or (
+                    seat.report.forfeit_reason.startswith("did not start")
+                    and any(mark in seat.report.stderr for mark in LAUNCHER_WORDS)
+                )
+            )
+        }
+        suspects -= self.proved
+        if suspects:
+            from bots.runner import proof
+
+            problems = proof.prove(suspects)
+            self.proved |= suspects - problems.keys()
+            if problems:
+                said = "; ".join(f"{lang}: {why}" for lang, why in sorted(problems.items()))
+                raise InfrastructureFault(f"host fault: the known bot fails here too: {said}")
+
     def ranks(self) -> list[int]:
         assert self.game.result is not None
         forfeited = [s.report.forfeited for s in self.seats]
         return forfeit_ranks(self.game.result["totals"], forfeited)
 
     def close(self) -> None:
-        """Undo every seat's start (processes, boxes, files), keeping what they wrote."""
+        """Undo every seat's start (processes, boxes, files), keeping what they wrote: the
+        boxes go in one call of the box program, which kills what runs in them."""
+        last = len(self.game.events) - 1
         for seat in self.seats:
-            self.silence(seat)
-            stop_bot(seat.proc, seat.box, seat.plain_dir)
+            if seat.proc is not None and not seat.proc.closed:
+                seat.at = max(last, 0)
+                self.take_debug(seat, request=None)
+                seat.report.stderr = storable(seat.proc.stderr_text()[-4000:])
+        try:
+            sandbox.destroy_boxes([seat.box for seat in self.seats if seat.box is not None])
+            for seat in self.seats:
+                stop_bot(seat.proc, seat.box, seat.plain_dir)
+        finally:
+            for seat in self.seats:
+                if seat.agent is not None:
+                    seat.agent.close()
 
     # ------------------------------------------------------------------ faults
 
@@ -428,13 +611,24 @@ class Referee:
         seat.report.forfeit_reason = storable(reason)
         self.note(seat, "forfeit", reason)
         self.silence(seat)
+        if seat.agent is not None:
+            seat.agent.tell({"type": "forfeit", "reason": seat.report.forfeit_reason})
 
     def silence(self, seat: _Seat) -> None:
         """Stop the seat's bot, keeping the end of its stderr for its author (the box itself
         is removed by `close`)."""
         if seat.proc is not None and not seat.proc.closed:
+            self.take_debug(seat, request=seat.request)
             seat.report.stderr = storable(seat.proc.stderr_text()[-4000:])
             seat.proc.close()
+
+    def take_debug(self, seat: _Seat, *, request: int | None) -> None:
+        """Keep what the seat's bot wrote on stderr since the last take, as the debug lines of
+        its decision `request` (at the log event `seat.at`)."""
+        if seat.proc is None or seat.proc.closed:
+            return
+        data, cut = seat.proc.stderr_new()
+        seat.report.debug.add(DebugEntry(at=seat.at, request=request, data=data, cut=cut))
 
     # ------------------------------------------------------------------ one decision
 
@@ -445,14 +639,21 @@ class Referee:
         legal = game.legal_actions()
         if not seat.alive:
             return safe_default(legal)
+        if seat.agent is not None:
+            return self._decide_remote(seat, seat.agent, legal)
         proc, feed = seat.proc, seat.feed
         assert proc is not None and feed is not None
         self._wake(seat)
         seat.request += 1
         cpu_ms = tc.decision_ms + seat.bank_ms
         wall_ms = tc.wall_factor * tc.decision_ms + seat.wall_bank_ms
+        box = seat.box
         clock = DecisionClock(
-            seat.box.cpu_ns if seat.box is not None else None, cpu_ms=cpu_ms, wall_ms=wall_ms
+            box.cpu_ns if box is not None else None,
+            cpu_ms=cpu_ms,
+            wall_ms=wall_ms,
+            max_cpus=box.limits.cpus if box is not None else None,
+            run_delay_ns=box.run_delay_ns if box is not None else None,
         )
         line = feed.act(
             seat.request, bank_ms=int(seat.bank_ms), cpu_ms=int(cpu_ms), wall_ms=round(wall_ms)
@@ -464,10 +665,16 @@ class Referee:
             self._account(seat, clock)
             self._rest(seat)
             cpu, wall = clock.cpu_used_s() * 1000, clock.wall_used_s() * 1000
+            delay = clock.delay_s * 1000
+            waited = f", {delay:.0f} ms of it waiting for a CPU" if delay >= 1 else ""
             if clock.which_ran_out() == "cpu":
-                detail = f"no answer in {cpu:.0f} ms of CPU time ({wall:.0f} ms of wall time)"
+                detail = (
+                    f"no answer in {cpu:.0f} ms of CPU time ({wall:.0f} ms of wall time{waited})"
+                )
             else:
-                detail = f"no answer in {wall:.0f} ms of wall time ({cpu:.0f} ms of CPU time)"
+                detail = (
+                    f"no answer in {wall:.0f} ms of wall time{waited} ({cpu:.0f} ms of CPU time)"
+                )
             return self.strike(seat, "timeout", detail)
         except (BotGone, LineTooLong) as exc:
             self._account(seat, clock)
@@ -488,13 +695,87 @@ class Referee:
             return self.strike(seat, "illegal", f"illegal action {protocol.shown(action, 200)}")
         return action
 
+    def _decide_remote(self, seat: _Seat, agent: RemoteAgent, legal: list[str]) -> str:
+        """A remote seat's action: its agent's answer to the seat's observation, or the safe
+        default (and a strike) when none came in time or it was not legal; the seat forfeits
+        when its agent is gone."""
+        seat.request += 1
+        timeout_s = self.tc.remote_decision_ms / 1000
+        request = RemoteRequest(
+            seat=seat.index,
+            request=seat.request,
+            observation=observe(self.game, seat.index),
+            legal=tuple(legal),
+            timeout_s=timeout_s,
+        )
+        started = time.perf_counter()
+        try:
+            action = agent.decide(request)
+        except AgentGone as exc:
+            self.forfeit(seat, f"gone: {exc}")
+            return safe_default(legal)
+        finally:
+            wall_ms = (time.perf_counter() - started) * 1000
+            report = seat.report
+            report.decisions += 1
+            report.think_ms += wall_ms
+            report.max_think_ms = max(report.max_think_ms, wall_ms)
+        if action is None:
+            seat.report.timeouts += 1
+            return self.strike(seat, "timeout", f"no answer in {timeout_s:.0f} s")
+        if not isinstance(action, str) or action not in self.game.moves:
+            shown = protocol.shown(action, 200)
+            return self.strike(seat, "illegal", f"illegal action {shown}")
+        return action
+
+    def _start_agent(self, seat: _Seat) -> None:
+        """Tell a remote seat the game's setup; its clock is wall time, with no bank."""
+        assert seat.agent is not None
+        game = self.game
+        hello = protocol.hello(
+            seat=seat.index,
+            players=list(game.names),
+            ruleset=game.ruleset.name,
+            variants=game.variants.as_dict(),
+            limits=ruleset_limits(game.ruleset),
+            decision_ms=self.tc.remote_decision_ms,
+            bank_ms=0,
+            wall_factor=1.0,
+            cpu_clock=False,
+        )
+        try:
+            seat.agent.start(hello)
+        except AgentGone as exc:
+            self.forfeit(seat, f"did not start: {exc}")
+            return
+        # What it is told later reads as protocol version 1 has it (`tell`).
+        seat.feed = self.feeds.for_seat(seat.index, 1)
+
+    def _watch(self) -> None:
+        """Tell the watcher, if any, of the game as it stands; a watcher that fails is
+        dropped (it shows the game, it must never stop it)."""
+        if self.watch is None:
+            return
+        try:
+            self.watch(self.game)
+        except Exception:
+            logger.exception("the match's watcher failed; the match goes on without it")
+            self.watch = None
+
     @staticmethod
     def _answer(seat: _Seat, proc: BotProcess, line: bytes, clock: DecisionClock) -> str:
         """Send the request's line and read the bot's action for it; late answers to earlier
         requests are skipped. Raises _Strike for a reply that is not one."""
-        proc.send(line, clock.wall_deadline, clock.wait)
-        while True:
-            reply = proc.readline(clock.wall_deadline, clock.wait)
+        proc.send(line, clock.hard_deadline, clock.wait)
+        taken = proc.taken
+        for lines in range(1, protocol.REPLY_LINES + 2):
+            if lines > protocol.REPLY_LINES or proc.taken - taken > protocol.REPLY_BYTES:
+                raise _Strike(
+                    "flood",
+                    f"more than {protocol.REPLY_LINES} lines or {protocol.REPLY_BYTES} bytes "
+                    "for one request (late answers count)",
+                )
+            reply = proc.readline(clock.hard_deadline, clock.wait)
             try:
                 parsed = protocol.parse_reply(reply, "action")
             except ProtocolError as exc:
@@ -509,6 +790,7 @@ class Referee:
                 raise _Strike("protocol", f"reply for request {shown}, expected {seat.request}")
             action: str = parsed["action"]
             return action
+        raise AssertionError("unreachable: the loop ends by a strike or an answer")
 
     def _rest(self, seat: _Seat) -> None:
         """After a reply: remember the CPU clock, and freeze a bot known to work off-turn."""
@@ -545,7 +827,8 @@ class Referee:
         report.think_ms += wall_ms
         report.max_think_ms = max(report.max_think_ms, wall_ms)
         seat.bank_ms = max(0.0, seat.bank_ms - max(0.0, cpu_ms - tc.decision_ms))
-        overrun = max(0.0, wall_ms - tc.wall_factor * tc.decision_ms)
+        # Time the box waited for a CPU is the host's, not the bot's: the wall bank keeps it.
+        overrun = max(0.0, wall_ms - clock.delay_s * 1000 - tc.wall_factor * tc.decision_ms)
         seat.wall_bank_ms = max(0.0, seat.wall_bank_ms - overrun)
         if seat.box is not None:
             report.cpu_ms += cpu_ms
@@ -563,6 +846,10 @@ class Referee:
         a second (its input pipe full) forfeits: a half-written line would garble everything
         after it."""
         if not seat.alive:
+            return
+        if seat.agent is not None:
+            decoded = json.loads(message) if isinstance(message, bytes) else message
+            seat.agent.tell(decoded)
             return
         assert seat.proc is not None
         if seat.box is not None:

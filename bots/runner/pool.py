@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from bots.runner.languages import LANGUAGES
 from bots.runner.process import BotGone, BotProcess, BotTimeout
-from bots.runner.sandbox import Box, Limits
+from bots.runner.sandbox import Box, Limits, destroy_boxes
 
 SIZE = int(os.environ.get("GRASS_READY_BOXES", "6"))
 """Ready boxes a process keeps at most (0: none, every box is made when its bot starts). Six,
@@ -103,8 +103,8 @@ class ReadyBox:
 
     def discard(self) -> None:
         """Kill the waiter (or the bot) and destroy the box."""
-        self.proc.close()
         self.box.destroy()
+        self.proc.close()
 
     def forget(self) -> None:
         """In a forked child: close this process's copies of the pipes and of the uid's lock
@@ -113,7 +113,7 @@ class ReadyBox:
         for fd in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             with contextlib.suppress(OSError):
                 os.close(fd)
-        self.box.claim.release()
+        self.box.forget_in_child()
 
 
 def prepare(limits: Limits) -> ReadyBox:
@@ -122,7 +122,6 @@ def prepare(limits: Limits) -> ReadyBox:
     OSError)."""
     box = Box.open(limits)
     try:
-        box.prepare_folder()
         proc = box.start_waiter(waiter_script())
     except BaseException:
         box.destroy()
@@ -191,8 +190,9 @@ class Pool:
             if not self._mine():
                 return
             boxes, self.ready, self.used = self.ready, [], []
+            destroy_boxes([ready.box for ready in boxes])  # one call of the box program
             for ready in boxes:
-                ready.discard()
+                ready.proc.close()
 
 
 POOL = Pool()

@@ -1,8 +1,11 @@
 """A bot process and its pipes: bounded, non-blocking, deadline-driven I/O.
 
 The runner never blocks on a bot: writes and reads go through a selector with a deadline,
-reply lines are capped at `MAX_LINE`, and stderr is drained into a capped buffer whenever the
+reply lines are capped at `MAX_REPLY`, and stderr is drained into a capped buffer whenever the
 runner waits, so a bot that floods either stream or never reads costs only its own time.
+What a bot writes on stderr is kept twice, both bounded: the head and tail of the whole match
+(`stderr_text`, for faults) and what came since the referee last asked (`stderr_new`, the
+decision's debug lines).
 """
 
 from __future__ import annotations
@@ -15,10 +18,13 @@ import subprocess
 import time
 from collections.abc import Callable, Sequence
 
-from bots.protocol import MAX_LINE
+from bots.protocol import MAX_REPLY
 
 STDERR_KEEP = 16 * 1024
 """Bytes of stderr kept for the author: the first half and the last half of what it wrote."""
+DEBUG_KEEP = 64 * 1024
+"""Bytes of stderr kept since the last `stderr_new()` (the referee takes them at every decision,
+as that decision's debug lines): the last ones; the bytes before them are counted, not kept."""
 
 
 class BotTimeout(Exception):
@@ -30,7 +36,7 @@ class BotGone(Exception):
 
 
 class LineTooLong(Exception):
-    """The bot wrote more than MAX_LINE bytes without a newline."""
+    """The bot wrote more than MAX_REPLY bytes without a newline."""
 
 
 def _remaining(deadline: float, wait: Callable[[], float] | None) -> float:
@@ -75,9 +81,12 @@ class BotProcess:
         self.selector.register(self.stdout, selectors.EVENT_READ, "out")
         self.selector.register(self.stderr, selectors.EVENT_READ, "err")
         self.buffer = bytearray()
+        self.taken = 0
         self.err_head = bytearray()
         self.err_tail = bytearray()
         self.err_total = 0
+        self.err_new = bytearray()
+        self.err_new_cut = 0
         self.stdout_open = True
         self.on_exit = on_exit
         self.closed = False
@@ -111,17 +120,21 @@ class BotProcess:
         if self.selector.get_map().get(self.stdin) is not None:
             self.selector.unregister(self.stdin)
 
-    def readline(self, deadline: float, wait: Callable[[], float] | None = None) -> bytes:
+    def readline(
+        self, deadline: float, wait: Callable[[], float] | None = None, limit: int = MAX_REPLY
+    ) -> bytes:
         """The next complete line from stdout (without the newline), before `deadline` and
-        while `wait` (the caller's other clock, as in `send`) allows."""
+        while `wait` (the caller's other clock, as in `send`) allows; LineTooLong past
+        `limit` bytes. `self.taken` counts the bytes of the lines it returned."""
         while True:
             newline = self.buffer.find(b"\n")
-            if newline >= 0:
+            if 0 <= newline <= limit:
                 line = bytes(self.buffer[:newline])
                 del self.buffer[: newline + 1]
+                self.taken += newline + 1
                 return line
-            if len(self.buffer) > MAX_LINE:
-                raise LineTooLong(f"reply longer than {MAX_LINE} bytes")
+            if newline > limit or len(self.buffer) > limit:
+                raise LineTooLong(f"a line longer than {limit} bytes")
             if not self.stdout_open:
                 raise BotGone(self.exit_reason())
             remaining = _remaining(deadline, wait)
@@ -158,11 +171,38 @@ class BotProcess:
                 self.selector.unregister(self.stderr)
                 return
             self.err_total += len(chunk)
+            self._keep_new(chunk)
             room = STDERR_KEEP // 2 - len(self.err_head)
             if room > 0:
                 self.err_head += chunk[:room]
                 chunk = chunk[room:]
             self.err_tail = (self.err_tail + chunk)[-STDERR_KEEP // 2 :]
+
+    def _keep_new(self, chunk: bytes) -> None:
+        """Add `chunk` to what came since the last `stderr_new`, keeping its last DEBUG_KEEP
+        bytes. Copies at most DEBUG_KEEP + len(chunk) bytes: a flood costs the runner a memory
+        copy of what the bot wrote, as the reading itself does."""
+        new = self.err_new
+        if len(chunk) >= DEBUG_KEEP:
+            self.err_new_cut += len(new) + len(chunk) - DEBUG_KEEP
+            new[:] = chunk[-DEBUG_KEEP:]
+            return
+        new += chunk
+        excess = len(new) - DEBUG_KEEP
+        if excess > 0:
+            del new[:excess]
+            self.err_new_cut += excess
+
+    def stderr_new(self) -> tuple[bytes, int]:
+        """What the bot wrote on stderr since the last call: its last DEBUG_KEEP bytes, and the
+        count of the bytes before them that were cut. Reads what the pipe holds first, so a
+        line written before the bot's reply is never left for the next call."""
+        with contextlib.suppress(KeyError, ValueError):
+            self._drain_err()
+        taken, cut = bytes(self.err_new), self.err_new_cut
+        self.err_new.clear()
+        self.err_new_cut = 0
+        return taken, cut
 
     def stderr_text(self) -> str:
         """What the bot wrote to stderr, truncated in the middle if it was long."""
@@ -202,12 +242,22 @@ class BotProcess:
         if self.closed:
             return
         self.closed = True
-        if self.on_exit is not None:
-            self.on_exit()  # the sandbox kills the whole cgroup
-        if self.proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.kill()
+        try:
+            if self.on_exit is not None:
+                self.on_exit()  # the sandbox kills the whole box
+        except (OSError, RuntimeError):
+            pass  # the box's removal kills what is left
+        finally:
+            if self.proc.poll() is None:
+                # A box's process is not ours to signal when we are not root: the box
+                # program's kill (on_exit) did it.
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    self.proc.kill()
+            self._reap()
+
+    def _reap(self) -> None:
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(timeout=5)
         self.selector.close()

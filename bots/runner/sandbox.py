@@ -1,71 +1,32 @@
-"""The OS sandbox for bot processes: the runtime image + bubblewrap + cgroups + rlimits +
-seccomp.
+"""A bot's box, from the caller's side: made, filled, started, watched and removed through the
+box program (`bots/sandbox`, the only code that runs as root; `bots.runner.boxctl` reaches it).
 
-Chain, outermost first: the runner (root) forks; the child joins the box's cgroup (v2 or v1,
-`bots.runner.cgroups`) and sets its rlimits; `setpriv` drops to a uid of its own with no
-privileges; `bwrap` builds empty namespaces (user, PID, network, IPC, UTS, mount), mounts the
-runtime image (`bots.runner.runtime`) read-only as /, a /proc and /dev with nothing of the
-host, the runtime library and the bot's code read-only, two small tmpfs (/tmp, /dev/shm), and
-applies the seccomp filter; then the bot's language runs it (`bots.runner.languages`).
-Teardown kills every process in the cgroup and removes it, so nothing the bot started
-survives the match. `../shared/SANDBOX-NOTES.md` has the measurements behind this.
+What a box is (a uid, a cgroup, namespaces, the runtime image as its root, seccomp, rlimits) is
+the program's business. The caller holds the box's id (a claim, `bots.runner.home`), writes the
+bot's files into the box's code folder (its own; the box sees it read-only), starts the box's
+process (the program's `run` becomes it, so the caller holds its pipes), and reads the box's
+CPU time, processes and memory events from files the kernel makes world-readable; the one file
+it writes is the box's freezer, which the program gives it. It asks the program to kill and
+to remove. docs/sandbox.md tells the whole design; the threat model is in
+bots/sandbox/README.md.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-import resource
-import shutil
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from bots.runner import cgroups, home, runtime
+from bots.runner import boxctl, home, runtime
 from bots.runner.botfiles import check_tree
 from bots.runner.languages import LANGUAGES, Language
 from bots.runner.process import BotProcess
 
-PYTHON = "/usr/bin/python3"
-HERE = Path(__file__).resolve().parent
-UID_RANGE = home.UID_RANGE
-
-
-PROC_ALLOWED = frozenset({"self", "thread-self", "mounts", "net"})
-"""The only top-level names of /proc a box sees besides its own processes' folders. Every
-other one is host-wide, and many are counters that one box can move and another read (the
-host's ptys, open files, inodes, memory, processes, load, interrupts, locks): channels
-between boxes. They are covered: a file by an empty one, a folder by an empty tmpfs. Which
-names exist is read from the host's /proc, so a newer kernel's new files are covered too."""
-DEVICES = ("null", "zero", "full", "random", "urandom")
-"""The only device nodes in a box. No /dev/ptmx or /dev/pts: a pty is counted host-wide
-(/proc/sys/kernel/pty/nr), and a box has no use for one."""
-
-
-def hide_host_proc(empty: Path) -> list[str]:
-    """bwrap arguments that cover every top-level /proc name outside PROC_ALLOWED."""
-    args: list[str] = []
-    for name in sorted(os.listdir("/proc")):
-        if name.isdigit() or name in PROC_ALLOWED:
-            continue
-        target = f"/proc/{name}"
-        if os.path.isdir(target):
-            args += ["--tmpfs", target, "--remount-ro", target]
-        else:
-            args += ["--ro-bind", str(empty), target]
-    return args
-
-
-def minimal_dev() -> list[str]:
-    """A /dev of DEVICES, the standard stream links and /dev/shm's mount point."""
-    args = ["--tmpfs", "/dev"]
-    for name in DEVICES:
-        args += ["--dev-bind", f"/dev/{name}", f"/dev/{name}"]
-    for index, name in enumerate(("stdin", "stdout", "stderr")):
-        args += ["--symlink", f"/proc/self/fd/{index}", f"/dev/{name}"]
-    return [*args, "--symlink", "/proc/self/fd", "/dev/fd", "--dir", "/dev/shm"]
+PYTHON = boxctl.PYTHON
 
 
 class SandboxUnavailable(RuntimeError):
@@ -81,8 +42,7 @@ class Limits:
     address_space_mb: int = 1024
     """RLIMIT_AS: a runaway allocation fails with MemoryError before the OOM killer."""
     pids: int = 16
-    """Processes and threads in the box (the pids cgroup; RLIMIT_NPROC is not used: on these
-    kernels its per-uid count leaked across quickly reused sandbox uids)."""
+    """Processes and threads in the box (the pids cgroup)."""
     cpus: float = 1.0
     """CPU bandwidth of the whole box (the cpu controller's quota): however many processes
     it forks, a box never has more than one CPU, so it cannot slow the matches beside it."""
@@ -93,291 +53,288 @@ class Limits:
     open_files: int = 64
     scratch_mb: int = 16
     """Size of the bot's private /tmp (and, separately, of its /dev/shm)."""
+    build_mb: int = 0
+    """A build's writable /build (a tmpfs of its own), 0 for a bot's box."""
+
+    def run_args(self) -> list[tuple[str, int]]:
+        return [
+            ("cpu-seconds", self.cpu_seconds),
+            ("address-space-mb", self.address_space_mb),
+            ("file-size-mb", self.file_size_mb),
+            ("open-files", self.open_files),
+            ("scratch-mb", self.scratch_mb),
+        ]
 
 
-@lru_cache(maxsize=1)
-def seccomp_program() -> bytes:
-    """The compiled seccomp filter (built once per process by Debian's python3-seccomp)."""
-    try:
-        out = subprocess.run(
-            [PYTHON, "-I", str(HERE / "seccomp_filter.py")],
-            capture_output=True,
-            check=True,
-            timeout=30,
-        )
-    except (OSError, subprocess.SubprocessError) as exc:
-        raise SandboxUnavailable(
-            f"cannot build the seccomp filter with {PYTHON} (is python3-seccomp installed?): {exc}"
-        ) from None
-    if not out.stdout:
-        raise SandboxUnavailable("the seccomp filter came out empty")
-    return out.stdout
+_CHECKED: list[int] = []
 
 
 def check() -> None:
-    """Raise SandboxUnavailable, saying why, if sandboxed bots cannot run on this machine."""
-    if os.geteuid() != 0:
-        raise SandboxUnavailable("the sandbox needs root (cgroups and a uid per bot)")
-    for tool in ("bwrap", "setpriv"):
-        if shutil.which(tool) is None:
-            raise SandboxUnavailable(f"{tool} is not installed (run deploy/setup.sh)")
-    if not Path(PYTHON).exists():
-        raise SandboxUnavailable(f"{PYTHON} (Debian's python3, for the seccomp filter) is missing")
+    """Raise SandboxUnavailable, saying why, if sandboxed bots cannot run on this machine (the
+    box program's own check, once per process once it passed; the image, every time)."""
     try:
         runtime.image_dir()
     except runtime.RuntimeMissing as exc:
         raise SandboxUnavailable(str(exc)) from None
-    missing = cgroups.missing()
-    if missing and cgroups.backend() == "v1":
-        raise SandboxUnavailable(f"cgroup v1 controllers not mounted: {', '.join(missing)}")
-    if missing:
-        raise SandboxUnavailable(missing[0])
+    if os.getpid() in _CHECKED:
+        return
     try:
-        home.ensure_home()
+        home.layout()
     except OSError as exc:
         raise SandboxUnavailable(str(exc)) from None
-    seccomp_program()
+    _CHECKED[:] = [os.getpid()]
 
 
 def sweep() -> dict[str, int]:
-    """Remove every box a dead runner left on this host (see `bots.runner.home.sweep`)."""
+    """Remove every box a dead caller left on this host (the program's `sweep`)."""
     check()
-    return home.sweep()
+    try:
+        answer = boxctl.facts("sweep")
+    except OSError as exc:
+        raise SandboxUnavailable(str(exc)) from None
+    return {key: int(value) for key, value in answer.items()}
 
 
 class Box:
-    """One bot's sandbox: its uid, cgroups and staged code. Create with `Box.open`; `destroy`
-    releases all of it, and every failure on the way in destroys what was made."""
+    """One bot's box. Create with `Box.open`; `destroy` releases all of it, and every failure
+    on the way in destroys what was made."""
 
-    def __init__(self, claim: home.Claim, limits: Limits) -> None:
+    def __init__(self, claim: home.Claim, limits: Limits, facts: dict[str, str]) -> None:
         self.claim = claim
-        self.uid = claim.uid
+        self.id = claim.box
+        self.uid = int(facts["uid"])
         self.limits = limits
-        self.cgroup = cgroups.box_cgroup(str(claim.uid))
-        self.code_dir: Path | None = None
+        self.code_dir: Path | None = Path(facts["dir"])
+        self.facts = facts
+        self.frozen = False
+        self.destroyed = False
+        self._cpu_fd = os.open(facts["cpu"], os.O_RDONLY | os.O_CLOEXEC)
+        self._freeze_fd = os.open(facts["freeze"], os.O_WRONLY | os.O_CLOEXEC)
+        self._v2 = facts["cgroup"] == "v2"
+        self._delay_fds: dict[str, int] = {}
 
     @classmethod
     def open(cls, limits: Limits) -> Box:
         check()
         try:
-            claim = home.claim_uid()
+            claim = home.claim_box()
         except OSError as exc:
             raise SandboxUnavailable(str(exc)) from None
-        box = cls(claim, limits)
         try:
-            box.cgroup.create(
-                cgroups.CgroupLimits(memory_mb=limits.memory_mb, pids=limits.pids, cpus=limits.cpus)
-            )
-        except OSError as exc:
-            box.destroy()
-            raise SandboxUnavailable(str(exc)) from None
-        return box
+            facts = boxctl.facts(
+                "init",
+                "--box", str(claim.box),
+                "--memory-mb", str(limits.memory_mb),
+                "--pids", str(limits.pids),
+                "--cpus", str(limits.cpus),
+                "--build-mb", str(limits.build_mb),
+            )  # fmt: skip
+            return cls(claim, limits, facts)
+        except (OSError, KeyError) as exc:
+            with contextlib.suppress(OSError):
+                boxctl.call("cleanup", "--box", str(claim.box))
+            claim.release()
+            raise SandboxUnavailable(f"cannot make a box: {exc}") from None
 
-    @property
-    def frozen(self) -> bool:
-        return self.cgroup.frozen
+    # ------------------------------------------------------------------ the bot's files
 
     def stage(self, files: dict[str, bytes]) -> Path:
-        """Copy the bot's files into the folder only this box mounts (root:uid, read-only to
-        the bot; `bot`, an executable's name in every language, may be run). Raises BadBot
-        for files that cannot be a tree (see `botfiles.check_tree`), OSError when the host
-        cannot hold them; the caller destroys the box either way."""
-        folder = self.prepare_folder()
+        """Write the bot's files into the box's code folder (read-only to the bot; `bot`, an
+        executable's name in every language, may be run). Raises BadBot for files that
+        cannot be a tree (see `botfiles.check_tree`), OSError when the host cannot hold
+        them; the caller destroys the box either way."""
         self.fill(files)
-        return folder
-
-    def prepare_folder(self) -> Path:
-        """The box's empty code folder (root:uid, mode 0750), made anew."""
-        folder = home.box_dir(self.uid)
-        shutil.rmtree(folder, ignore_errors=True)
-        folder.mkdir(mode=0o750)
-        os.chown(folder, 0, self.uid)
-        self.code_dir = folder
-        return folder
+        assert self.code_dir is not None
+        return self.code_dir
 
     def fill(self, files: dict[str, bytes]) -> None:
-        """Write the bot's files into the code folder (made by `prepare_folder`, possibly
-        already mounted in a running box: the folder itself is kept, only filled)."""
+        """Write the bot's files into the code folder (possibly already mounted in a running
+        box: the folder itself is kept, only filled). The folder is this process's own; its
+        group is the box's (set-group-id), so the box reads what is written here."""
         check_tree("the bot", files)
         folder = self.code_dir
-        assert folder is not None, "prepare_folder first"
+        assert folder is not None, "the box is destroyed"
         for rel, data in files.items():
             target = folder / rel
-            target.parent.mkdir(mode=0o750, parents=True, exist_ok=True)
-            target.write_bytes(data)
-        for path in [folder, *folder.rglob("*")]:
-            os.chown(path, 0, self.uid)
-            path.chmod(0o750 if path.is_dir() or path == folder / "bot" else 0o640)
+            for parent in reversed(target.relative_to(folder).parents[:-1]):
+                # Set-group-id and the box's group come from the folder above; a chmod here
+                # would clear them (the caller is not in the box's group).
+                with contextlib.suppress(FileExistsError):
+                    (folder / parent).mkdir(mode=0o750)
+            mode = 0o750 if rel == "bot" else 0o640
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
+            try:
+                os.fchmod(fd, mode)
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+            finally:
+                os.close(fd)
 
-    def argv(self, args_fd: int, seccomp_fd: int, command: Sequence[str]) -> list[str]:
-        """The command that starts the box: setpriv drops to the box's uid, then bwrap reads
-        its own arguments from `args_fd` (`bwrap_args`), so the box's pid 1 shows only
-        `command`, never a host path, in /proc/1/cmdline (bwrap takes no command from
-        `--args`)."""
-        return [
-            "setpriv",
-            f"--reuid={self.uid}",
-            f"--regid={self.uid}",
-            "--clear-groups",
-            "--no-new-privs",
-            "--inh-caps=-all",
-            "--bounding-set=-all",
-            "--",
-            "bwrap",
-            "--args",
-            str(args_fd),
-            "--seccomp",
-            str(seccomp_fd),
-            "--",
-            *command,
-        ]
+    # ------------------------------------------------------------------ processes
 
-    def bwrap_args(
+    def run_command(
         self,
+        argv: Sequence[str],
         *,
         env: Sequence[tuple[str, str]] = (),
-        binds: Sequence[tuple[str, str]] = (),
-        chdir: str = "/tmp",
+        build: bool = False,
+        chdir: str | None = None,
     ) -> list[str]:
-        """Namespaces, the image as a read-only root, a /proc and /dev with nothing of the
-        host, the runtime and the staged code read-only, two small scratch tmpfs. `binds`
-        (host folder, box path) are writable: a build's /build."""
-        image = runtime.image_dir()
-        lib = home.runtime_dir()
-        assert self.code_dir is not None
-        limits = self.limits
-        scratch = str(limits.scratch_mb << 20)
-        args = [
-            "--unshare-all",
-            # A second line behind the seccomp filter: the box's user namespace allows no
-            # nested one (bwrap needs --unshare-user spelled out for this).
-            "--unshare-user",
-            "--disable-userns",
-            "--die-with-parent",
-            "--new-session",
-            "--clearenv",
-            "--setenv", "PATH", "/usr/bin:/bin",
-            "--setenv", "HOME", "/tmp",
-            "--setenv", "LANG", "C.UTF-8",
-            # The whole root is the image: nothing of the host's /usr, /etc or anything else.
-            "--ro-bind", str(image), "/",
-            "--proc", "/proc",
-            *hide_host_proc(lib / "empty"),
-            *minimal_dev(),
-            "--size", scratch,
-            "--tmpfs", "/tmp",
-            "--ro-bind", str(lib / "lib"), "/sandbox/lib",
-            "--ro-bind", str(lib / "launch.py"), "/sandbox/launch.py",
-            "--ro-bind", str(self.code_dir), "/bot",
-            "--size", scratch,
-            "--tmpfs", "/dev/shm",
-            "--hostname", "grass",
-            "--remount-ro", "/dev",
-        ]  # fmt: skip
-        for name, value in env:
-            args += ["--setenv", name, value]
-        for host, inside in binds:
-            args += ["--bind", host, inside]
-        return [*args, "--chdir", chdir]
-
-    def _preexec(self) -> None:
-        """In the forked child, before exec: join the cgroups and set the rlimits."""
-        self.cgroup.join_self()
-        limits = self.limits
-        mib = 1 << 20
-        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
-        resource.setrlimit(resource.RLIMIT_AS, (limits.address_space_mb * mib,) * 2)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_size_mb * mib,) * 2)
-        resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files,) * 2)
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        """The command line whose process becomes `argv` in this box."""
+        return boxctl.run_command(
+            self.id,
+            image=runtime.identity(),
+            runtime=home.runtime_name(),
+            limits=self.limits.run_args(),
+            env=env,
+            build=build,
+            chdir=chdir,
+            argv=argv,
+        )
 
     def start(self, language: Language | None = None) -> BotProcess:
         """Launch the staged bot in this box (a Python bot unless `language` says else)."""
         lang = language or LANGUAGES["python"]
-        process: BotProcess = self._spawn(lang.command, self.bwrap_args(env=lang.env), BotProcess)
-        return process
+        return self._spawn(self.run_command(lang.command, env=lang.env))
 
     def start_waiter(self, script: str) -> BotProcess:
         """Start `/bin/sh -c script` in this box as its bot process would start (the ready
         boxes of `bots.runner.pool`: the script becomes the bot's command once told which)."""
-        process: BotProcess = self._spawn(["/bin/sh", "-c", script], self.bwrap_args(), BotProcess)
-        return process
+        return self._spawn(self.run_command(["/bin/sh", "-c", script]))
 
     def start_build(
-        self, command: Sequence[str], build_dir: Path, env: Sequence[tuple[str, str]] = ()
+        self, command: Sequence[str], env: Sequence[tuple[str, str]] = (), *, merge: bool = True
     ) -> subprocess.Popen[bytes]:
-        """Run a build in this box: `build_dir` (host) is /build, writable; output on one
-        pipe (stdout and stderr together)."""
-
-        def popen(argv: list[str], **options: Any) -> subprocess.Popen[bytes]:
+        """Run a build step in this box, with /build writable (the box must have been made
+        with `build_mb`); output on one pipe (stdout and stderr together, or with `merge`
+        False stdout alone)."""
+        argv = self.run_command(command, env=env, build=True, chdir="/build")
+        try:
             return subprocess.Popen(
                 argv,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                env=options["env"],
-                pass_fds=options["pass_fds"],
-                preexec_fn=options["preexec_fn"],
+                stderr=subprocess.STDOUT if merge else subprocess.DEVNULL,
+                env=boxctl.environment(),
                 close_fds=True,
                 start_new_session=True,
             )
-
-        args = self.bwrap_args(env=env, binds=[(str(build_dir), "/build")], chdir="/build/src")
-        proc: subprocess.Popen[bytes] = self._spawn(command, args, popen)
-        return proc
-
-    def _spawn(self, command: Sequence[str], bwrap_args: list[str], spawn: Any) -> Any:
-        args = "".join(arg + "\0" for arg in bwrap_args).encode()
-        fds: list[int] = []
-        try:
-            for data in (args, seccomp_program()):
-                read_end, write_end = os.pipe()
-                fds.append(read_end)
-                try:
-                    os.write(write_end, data)  # both fit in a pipe's buffer (64 KiB)
-                finally:
-                    os.close(write_end)
-            options: dict[str, Any] = {
-                "env": {"PATH": "/usr/bin:/bin"},
-                "pass_fds": tuple(fds),
-                "preexec_fn": self._preexec,
-            }
-            if spawn is BotProcess:
-                options["on_exit"] = self.cgroup.kill_all
-            return spawn(self.argv(fds[0], fds[1], command), **options)
         except OSError as exc:
             raise SandboxUnavailable(f"cannot start the sandbox: {exc}") from None
-        finally:
-            for fd in fds:
-                os.close(fd)
+
+    def _spawn(self, argv: list[str]) -> BotProcess:
+        try:
+            return BotProcess(argv, env=boxctl.environment(), on_exit=self.kill_all)
+        except OSError as exc:
+            raise SandboxUnavailable(f"cannot start the sandbox: {exc}") from None
 
     # ------------------------------------------------------------------ while running
 
     def cpu_ns(self) -> int:
-        """CPU time used by every process in the box so far."""
-        return self.cgroup.cpu_ns()
+        """CPU time used by every process that was ever in the box."""
+        text = os.pread(self._cpu_fd, 4096, 0)
+        if not self._v2:
+            return int(text)
+        for line in text.split(b"\n"):
+            if line.startswith(b"usage_usec "):
+                return int(line.split()[1]) * 1000
+        raise SandboxUnavailable(f"no usage_usec in {self.facts['cpu']}")
+
+    def run_delay_ns(self, refresh: bool = True) -> int:
+        """How long the box's threads have waited, runnable, for a CPU (the second field of
+        each one's /proc schedstat): time a busy host took from it, not time it thought. The
+        threads' files stay open between calls (a read is then a few microseconds); `refresh`
+        looks for threads that came since (the clock does when a decision's wall time is up),
+        and the first call always does. A thread that ended takes its delay with it."""
+        if refresh or not self._delay_fds:
+            with contextlib.suppress(OSError):
+                tids = set(Path(self.facts["tasks"]).read_text().split())
+                for tid in tids - self._delay_fds.keys():
+                    with contextlib.suppress(OSError):
+                        self._delay_fds[tid] = os.open(
+                            f"/proc/{tid}/schedstat", os.O_RDONLY | os.O_CLOEXEC
+                        )
+        total = 0
+        for tid, fd in list(self._delay_fds.items()):
+            try:
+                total += int(os.pread(fd, 128, 0).split()[1])
+            except (OSError, IndexError, ValueError):  # the thread is gone
+                os.close(fd)
+                del self._delay_fds[tid]
+        return total
 
     def memory_exceeded(self) -> bool:
-        return self.cgroup.memory_exceeded()
+        """Whether the box ever hit its memory limit (to explain an OOM kill)."""
+        try:
+            text = Path(self.facts["memory"]).read_text()
+        except OSError:
+            return False
+        fields = text.split()
+        events = dict(zip(fields[::2], fields[1::2], strict=False))
+        # v1's memory.oom_control and v2's memory.events both count the box's OOM kills
+        return int(events.get("oom_kill", "0")) > 0 or int(events.get("max", "0")) > 0
 
     def freeze(self) -> None:
-        self.cgroup.freeze()
+        if not self.frozen and not self.destroyed:
+            os.pwrite(self._freeze_fd, b"1" if self._v2 else b"FROZEN", 0)
+            self.frozen = True
 
     def thaw(self) -> None:
-        self.cgroup.thaw()
+        if self.frozen and not self.destroyed:
+            os.pwrite(self._freeze_fd, b"0" if self._v2 else b"THAWED", 0)
+            self.frozen = False
 
     def pids(self) -> list[int]:
-        return self.cgroup.pids()
+        try:
+            return [int(p) for p in Path(self.facts["procs"]).read_text().split()]
+        except OSError:
+            return []
 
     def kill_all(self) -> None:
-        self.cgroup.kill_all()
+        """Kill every process in the box (the program's `kill`); the box stays made."""
+        if self.destroyed:
+            return
+        try:
+            boxctl.call("kill", "--box", str(self.id))
+        except OSError as exc:
+            raise SandboxUnavailable(f"cannot kill box {self.id}'s processes: {exc}") from None
+        self.frozen = False
 
     def destroy(self) -> None:
-        """Kill everything, remove the cgroups and the staged code, release the uid. Safe to
-        call twice; the uid is released last, so no other box can claim it half-cleaned."""
-        try:
-            self.cgroup.remove()
-            shutil.rmtree(home.box_dir(self.uid), ignore_errors=True)
-            self.code_dir = None
-        finally:
-            self.claim.release()
+        """Kill everything, remove the box, release its id. Safe to call twice; the id is
+        released last, so no other caller can claim it half-cleaned (and if the program
+        could not remove it, whoever claims it next removes it first: `init` does)."""
+        destroy_boxes([self])
+
+    def forget_in_child(self) -> None:
+        """In a forked child: let go of this process's copies (the claim above all: a copy
+        would keep the box held after its owner released it), touching nothing of the box."""
+        self._forget()
+
+    def _forget(self) -> None:
+        self.destroyed = True
+        self.code_dir = None
+        for fd in (self._cpu_fd, self._freeze_fd, *self._delay_fds.values()):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._delay_fds.clear()
+        self._cpu_fd = self._freeze_fd = -1
+        self.claim.release()
+
+
+def destroy_boxes(boxes: Sequence[Box]) -> None:
+    """Destroy several boxes with one call of the program (a match's seats at its end)."""
+    alive = [box for box in boxes if not box.destroyed]
+    if not alive:
+        return
+    try:
+        args: list[Any] = []
+        for box in alive:
+            args += ["--box", str(box.id)]
+        boxctl.call("cleanup", *args)
+    except OSError:
+        pass  # the next claim of these ids removes what is left (`init` does, first)
+    finally:
+        for box in alive:
+            box._forget()

@@ -15,6 +15,10 @@ the deal's sub-decisions for you; `answer_deal` says yes or no to other players'
 Standard library only, so it runs unchanged in the ladder's sandbox. Protocol: bots/PROTOCOL.md.
 The SDK speaks version 2 when the runner offers it (each request carries what changed, and the
 SDK rebuilds the whole observation), version 1 otherwise; `choose` sees the same `Observation`.
+
+`debug(...)` writes a line to stderr for the bot's author: on the ladder, the lines a bot
+writes while it decides are kept with that decision and shown beside its frame in the replay
+(only to the bot's owner, unless they make them public).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import sys
 import time
 
 from bots.protocol import PROTOCOLS, apply_changes, apply_hand_end, encode, initial_view
+from bots.sdk.cards import keep_value
 
 # Bots start faster without importing typing or dataclasses (about 30 ms); mypy reads this.
 TYPE_CHECKING = False
@@ -32,7 +37,19 @@ if TYPE_CHECKING:
 
     from bots.protocol import Message
 
-__all__ = ["Bot", "Deal", "Observation", "SeatView", "cards", "greedy", "run", "serve"]
+__all__ = ["Bot", "Deal", "Observation", "SeatView", "cards", "debug", "greedy", "run", "serve"]
+
+
+def debug(*parts: object, sep: str = " ") -> None:
+    """Write `parts` (as `print` would) as one line on stderr, at once: the runner keeps what
+    a bot writes there while it decides as that decision's debug lines (the latest 64 KiB of a
+    match, bots/PROTOCOL.md section 5). Never raises: a closed stderr loses the line, not the
+    game. Costs a write per call, so keep it to a line or two per decision."""
+    try:
+        sys.stderr.write(sep.join(str(part) for part in parts) + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
 
 
 class SeatView:
@@ -207,7 +224,17 @@ class _Driver:
             accepts = [a for a in legal if a.startswith("accept")]
             if accepts and self.bot.answer_deal(obs):
                 want = (obs.deal or {}).get("want")
-                return f"accept {want}" if f"accept {want}" in accepts else accepts[0]
+                if f"accept {want}" in accepts:
+                    return f"accept {want}"
+                if accepts == ["accept"]:
+                    return "accept"
+                # Hidden deals, the wanted card not held: hand over the least useful card,
+                # never whichever the list happens to name first.
+                me = obs.me
+                return min(
+                    accepts,
+                    key=lambda a: keep_value(a.split()[1], me.market_open, bool(me.heat)),
+                )
             return "decline"
         elif self.plan is not None:
             steps = {

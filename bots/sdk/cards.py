@@ -47,3 +47,23 @@ def keep_value(card: str, market_open: bool, under_heat: bool) -> int:
     if card == "market-close":
         return 15_000
     return 10_000
+
+
+MARKET_OPEN_NEEDED = 28_000
+"""What a Market Open is worth in a deal to a seat whose market is closed and that holds no
+other: it lets every other card be played, but it is only a key. It is worth less than any card
+that is itself worth money (Panama and Dr Feelgood, the Banker, Nirvana, Protected, Steal), so
+no deal takes one of those for it; more than a Colombia or a Jamaica."""
+
+
+def trade_value(card: str, *, market_open: bool, under_heat: bool, spare_open: bool) -> int:
+    """What `card` in hand is worth to a seat, for weighing a deal: what it gives up against
+    what it gets. `spare_open`: the seat holds a Market Open besides this card (a second one
+    is worth nothing to it).
+
+    As `keep_value`, except a Market Open: `keep_value` rates it high so that a closed market
+    keeps one through passes and discards, which would make any card look cheap beside it.
+    """
+    if card == "market-open":
+        return MARKET_OPEN_NEEDED if not market_open and not spare_open else -1_000
+    return keep_value(card, market_open, under_heat)

@@ -3,7 +3,8 @@
 Opens its market, cures its heat, closes the market when it is ahead, protects what matters,
 peddles its biggest card, dumps paranoia on the leader, steals, takes Nirvana when opponents
 have peddles to give, puts heat on the leader, swaps up, and otherwise discards its least
-useful card. It never proposes deals and only accepts a Market Open when it needs one.
+useful card. It never proposes deals, and accepts one only when what it gets is worth more than
+what it gives (`answer`).
 
 `choose(view)` needs only `legal`, `phase`, `seat`, `seats` (each with `market_open`, `heat`,
 `unprotected`, `protected`) and `totals`, so it runs on an SDK `Observation` and, for fast
@@ -12,7 +13,17 @@ simulations, directly on an engine `Game`'s seats (see the `strong` example).
 
 from __future__ import annotations
 
-from bots.sdk.cards import FINE, HEAT_OFF, HEAT_ON, PEDDLE, PROTECTED, STEAL, keep_value
+from bots.sdk.cards import (
+    FINE,
+    HEAT_OFF,
+    HEAT_ON,
+    MARKET_OPEN_NEEDED,
+    PEDDLE,
+    PROTECTED,
+    STEAL,
+    keep_value,
+    trade_value,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # bots start faster without importing typing
@@ -139,8 +150,71 @@ def turn(view: ViewLike) -> str:
     return view.legal[0]  # only plays we chose not to make above (e.g. an early Market Close)
 
 
+def deal_gain(hand: Sequence[str], seat: SeatLike, deal: dict[str, Any]) -> int | None:
+    """What an open deal gains the seat answering it (what it gets less what it gives, by
+    `trade_value` for hand cards and face value for tabled peddles), or None if it cannot be
+    weighed: it asks for a card the seat does not hold. Only a seat's own view is used: the
+    proposer's card is the one it names, as it is in an open deal."""
+    give, want = deal.get("give"), deal.get("want")
+    held = list(hand)
+    gain = 0
+    if want is not None:
+        if want not in held:
+            return None
+        held.remove(want)
+    closed, heat = not seat.market_open, bool(seat.heat)
+    if give is not None:
+        spare = "market-open" in held
+        gain += trade_value(give, market_open=not closed, under_heat=heat, spare_open=spare)
+    if want is not None:
+        spare = "market-open" in held
+        gain -= trade_value(want, market_open=not closed, under_heat=heat, spare_open=spare)
+    gain += sum(PEDDLE.get(c, 0) for c in deal.get("offer") or ())
+    gain -= sum(PEDDLE.get(c, 0) for c in deal.get("ask") or ())
+    return gain
+
+
 def answer(view: ViewLike, deal: dict[str, Any] | None) -> bool:
-    """Accept only a Market Open, and only while the market is not open."""
-    if not deal or deal.get("give") != "market-open":
+    """Accept a deal only if it gains the seat something: what it gets is worth more than what
+    it gives (`deal_gain`), so no proposer can take a better card for a worse one (a Market Open
+    buys a closed market's Colombia, never its Dr Feelgood, Banker or Euphoria).
+
+    Hidden deals (the legal answers name the card handed over) are always declined: the
+    proposer's card is only announced and may be a Paranoia card, so no answer is safe.
+    """
+    if not deal:
         return False
-    return not view.seats[view.seat].market_open
+    if any(a.startswith("accept ") for a in view.legal):
+        return False
+    hand = getattr(view, "hand", None)
+    if hand is None:
+        return False
+    gain = deal_gain(hand, view.seats[view.seat], deal)
+    return gain is not None and gain > 0
+
+
+def market_open_request(
+    hand: Sequence[str], view: ViewLike, deals_made: int
+) -> tuple[int, str] | None:
+    """A deal worth proposing: a closed market that holds no Market Open asks an opponent for
+    one, giving its least useful card that is worth something (a Paranoia card would be
+    declined by any sensible partner). Only opponents whose market is open are asked: a Market
+    Open they still hold is a spare, worth nothing to them, so any fair card buys it. Returns
+    (partner, card to give), or None; `deals_made` (this turn's proposals so far) picks the
+    next partner, so each is asked once."""
+    me = view.seats[view.seat]
+    if me.market_open or "market-open" in hand:
+        return None
+    n = len(view.seats)
+    partners = [
+        (view.seat + k) % n for k in range(1, n) if view.seats[(view.seat + k) % n].market_open
+    ]
+    if deals_made >= len(partners):
+        return None
+    offers = [c for c in hand if c not in FINE]
+    if not offers:
+        return None
+    give = min(offers, key=lambda c: keep_value(c, False, bool(me.heat)))
+    if keep_value(give, False, bool(me.heat)) >= MARKET_OPEN_NEEDED:
+        return None  # nothing to spare that is worth less than the Market Open it would buy
+    return partners[deals_made], give

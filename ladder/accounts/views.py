@@ -22,6 +22,9 @@ from ladder.accounts.services import (
 )
 from ladder.clients import client_address
 
+NEW_TOKEN = "new-api-token"
+"""The session key that carries a new account's API token from sign-up to the token page."""
+
 
 def signup_page(request: HttpRequest) -> HttpResponse:
     """`/signup/`: a new account, signed in at once (429 and the form again past
@@ -36,14 +39,18 @@ def signup_page(request: HttpRequest) -> HttpResponse:
             response["Retry-After"] = str(wait)
             return response
         try:
-            user, _token = user_signup(**form.cleaned_data)
+            user, token = user_signup(**form.cleaned_data)
         except ValidationError as exc:
-            for field, messages in exc.message_dict.items():
-                form.add_error(field if field in form.fields else None, messages)
+            for field, errors in exc.message_dict.items():
+                form.add_error(field if field in form.fields else None, errors)
         else:
             signup_counted(address=address)
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-            return redirect("home")
+            # The token made with the account is shown once, on the token page (the session
+            # holds it until then: it is the user's own, in their own session).
+            request.session[NEW_TOKEN] = token.key
+            messages.success(request, f"Welcome, {user.get_username()}: your account is ready.")
+            return redirect("tokens-page")
     return render(request, "accounts/signup.html", {"form": form})
 
 
@@ -62,5 +69,10 @@ def tokens_page(request: HttpRequest) -> HttpResponse:
             if token_revoke(user=user):
                 messages.success(request, "Your API token is revoked: it no longer works.")
             return redirect("tokens-page")
-    token = created or user_token(user=user)
-    return render(request, "accounts/tokens.html", {"token": token, "created": created})
+    token = user_token(user=user) if created is None else created
+    # Just signed up: the token made with the account, shown in full this once.
+    signed_up = token is not None and request.session.pop(NEW_TOKEN, None) == token.key
+    if signed_up:
+        created = token
+    context = {"token": token, "created": created, "signed_up": signed_up}
+    return render(request, "accounts/tokens.html", context)

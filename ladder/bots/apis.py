@@ -1,4 +1,4 @@
-"""REST API of bots: list, create, detail; versions: list, upload, source download.
+"""REST API of bots: list, create, detail; versions: list, upload, one version, source download.
 
 One class per operation. Where two operations share a URL (`GET` and `POST /api/bots/`), the
 URL's class only combines the two operations' classes (`BotsApi(BotListApi, BotCreateApi)`).
@@ -13,8 +13,8 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
-from rest_framework.exceptions import PermissionDenied
-from rest_framework.parsers import MultiPartParser
+from rest_framework.exceptions import PermissionDenied, Throttled
+from rest_framework.parsers import JSONParser, MultiPartParser
 from rest_framework.permissions import AllowAny, IsAuthenticated, IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -22,7 +22,7 @@ from rest_framework.views import APIView
 
 from bots.runner.botfiles import BadBot, upload_limit
 from ladder.accounts.selectors import signed_in_user
-from ladder.api import Conflict, QuerySerializer
+from ladder.api import Conflict, QuerySerializer, StrictCharField
 from ladder.bots.models import Bot, BotVersion
 from ladder.bots.names import NAME_PATTERN
 from ladder.bots.selectors import (
@@ -31,7 +31,14 @@ from ladder.bots.selectors import (
     bot_version_summary,
     bot_versions,
 )
-from ladder.bots.services import BotNameTaken, bot_create, bot_version_submit
+from ladder.bots.services import (
+    BotNameTaken,
+    UploadLimited,
+    bot_create,
+    bot_debug_publish,
+    bot_version_refused,
+    bot_version_submit,
+)
 from ladder.matches.selectors import bot_game_counts
 from ladder.pagination import Pagination as PageNumberPagination
 from ladder.ratings.selectors import bot_ratings
@@ -102,13 +109,24 @@ class BotSerializer(serializers.Serializer):
 
 
 @extend_schema_field({"type": "string", "minLength": 1, "maxLength": 64, "pattern": NAME_PATTERN})
-class BotNameField(serializers.CharField):
+class BotNameField(StrictCharField):
     """A new bot's name, as the schema states it: 1-64 visible characters (no control, format
     or other invisible character: `ladder.bots.names`), no `/`, not only spaces. The service
     tidies its spaces (`tidy_spaces`); the answer holds the name as stored."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(max_length=64, trim_whitespace=False, **kwargs)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """`true` or `false` as JSON writes them, the schema's boolean (DRF's own field also takes
+    0, "yes", "on", which a client reading the schema would never send on purpose)."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        if isinstance(data, bool):
+            return data
+        self.fail("invalid", input=data)
+        raise AssertionError("unreachable: fail raises")
 
 
 def _owned_bot(request: Request, bot_id: int) -> Bot:
@@ -176,9 +194,18 @@ class BotsApi(BotListApi, BotCreateApi):
 
 
 class BotDetailApi(APIView):
-    """`GET /api/bots/{id}/`: a bot, its versions in short, ratings and fault counts."""
+    """`GET /api/bots/{id}/`: a bot, its versions in short, ratings and fault counts.
+    `PATCH` (its owner): its settings (`debug_public`)."""
 
-    permission_classes = [AllowAny]
+    permission_classes = [IsAuthenticatedOrReadOnly]
+    # JSON only: a form's "0" or "off" is not a boolean the schema promises to take.
+    parser_classes = [JSONParser]
+
+    class InputSerializer(serializers.Serializer):
+        debug_public = StrictBooleanField(
+            help_text="Show the bot's debug lines (what it writes on stderr while it decides) "
+            "to everyone in its matches' replays; false: to you and staff only."
+        )
 
     class OutputSerializer(serializers.Serializer):
         class VersionsSerializer(serializers.Serializer):
@@ -211,6 +238,10 @@ class BotDetailApi(APIView):
             "row; a new version that passes validation puts it back.",
         )
         disabled_reason = serializers.CharField()
+        debug_public = serializers.BooleanField(
+            help_text="Whether everyone may read the bot's debug lines in its replays (its "
+            "owner and staff always may)."
+        )
         versions = VersionsSerializer()
         ratings = RatingSerializer(many=True)
         games = GamesSerializer()
@@ -218,6 +249,25 @@ class BotDetailApi(APIView):
     @extend_schema(responses=OutputSerializer)
     def get(self, request: Request, bot_id: int) -> Response:
         bot = get_object_or_404(Bot.objects.select_related("owner"), pk=bot_id)
+        return self._answer(request, bot)
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            200: OutputSerializer,
+            403: OpenApiResponse(description="Not your bot."),
+        },
+    )
+    def patch(self, request: Request, bot_id: int) -> Response:
+        bot = _owned_bot(request, bot_id)
+        # A PATCH changes what it names and nothing else (the schema's body is all optional).
+        data = BotDetailApi.InputSerializer(data=request.data, partial=True)
+        data.is_valid(raise_exception=True)
+        if "debug_public" in data.validated_data:
+            bot_debug_publish(bot=bot, public=data.validated_data["debug_public"])
+        return self._answer(request, bot)
+
+    def _answer(self, request: Request, bot: Bot) -> Response:
         versions = bot_version_summary(bot=bot)
         counts = bot_game_counts(bot_id=bot.pk)
         ratings = [
@@ -238,6 +288,7 @@ class BotDetailApi(APIView):
             "created": bot.created,
             "disabled": bot.disabled,
             "disabled_reason": bot.disabled_reason,
+            "debug_public": bot.debug_public,
             "versions": {
                 "count": versions.count,
                 "latest": versions.latest,
@@ -273,10 +324,15 @@ class BotVersionUploadApi(APIView):
 
     Only the bot's owner may upload. The upload is checked (a source file of one of the
     languages, a static executable named `bot`, or a safe `.zip`; its entry file says its
-    language) and stored, then validated by a worker: compiled (C++, Rust, Java) in a build
+    language; anything else is kept as an invalid version saying why) and stored, then
+    validated by a worker: compiled (C++, Rust, Java) in a build
     sandbox, then a short sandboxed game against the example bots. The answer is usually
     `pending`, and the version's page later shows the verdict (with GRASS_VALIDATE_INLINE,
     during the request, and the answer has it).
+
+    An account uploads at most GRASS_UPLOADS_PER_HOUR versions an hour and has at most
+    GRASS_PENDING_VERSIONS_PER_ACCOUNT pending at once (all its bots together); past either,
+    429 with Retry-After and nothing stored.
     """
 
     permission_classes = [IsAuthenticated]
@@ -287,9 +343,9 @@ class BotVersionUploadApi(APIView):
             help_text="The bot: a source file (.py, .js, .cpp, .rs, .java), a static x86-64 "
             "executable named bot, or a .zip archive with an entry file at its top (bot.py, "
             "bot.js, bot.cpp, Cargo.toml or main.rs, Bot.java, bot), as bots/PROTOCOL.md "
-            "section 6 lists. A file of any other kind, an oversized "
-            "one, source that is not UTF-8, or an unsafe archive is refused with a 400 whose "
-            "`file` says why and lists what is accepted."
+            "section 6 lists. A file of any other kind, source that is not UTF-8, or an unsafe "
+            "archive is kept as an `invalid` version whose `validation_error` says why and "
+            "lists what is accepted; an oversized one is refused (400)."
         )
 
     @extend_schema(
@@ -300,13 +356,20 @@ class BotVersionUploadApi(APIView):
                 VersionSerializer,
                 description="Stored, and queued for its validation game: `status` is "
                 "`pending` until a worker has played it, then `valid`, or `invalid` with "
-                "`validation_error` saying why (GET the bot or its versions to see it).",
+                "`validation_error` saying why (GET /api/versions/{id}/ to follow it). A file "
+                "that is no bot the ladder runs (its name, encoding or archive) is `invalid` "
+                "at once, saying why.",
             ),
             400: OpenApiResponse(
-                description="Not a file the ladder can store as a bot (its name, size, "
-                "encoding or archive); `file` says why. Nothing was stored."
+                description="No file, or a file over the size limit; `file` says why. Nothing "
+                "was stored."
             ),
             403: OpenApiResponse(description="Not the bot's owner."),
+            429: OpenApiResponse(
+                description="Your account uploaded as many versions as it may in an hour, or "
+                "has as many waiting for their validation game as it may at once; `detail` "
+                "names the limit and Retry-After says when to try again. Nothing was stored."
+            ),
             507: OpenApiResponse(
                 description="The server is out of storage space: nothing was stored; try "
                 "again later."
@@ -324,10 +387,18 @@ class BotVersionUploadApi(APIView):
             raise serializers.ValidationError(
                 {"file": [f"{upload.name} is {upload.size} bytes; the limit is {limit}"]}
             )
+        data_bytes = upload.read()
         try:
-            version = bot_version_submit(bot=bot, filename=upload.name, data=upload.read())
-        except BadBot as exc:
-            raise serializers.ValidationError({"file": [str(exc)]}) from None
+            try:
+                version = bot_version_submit(bot=bot, filename=upload.name, data=data_bytes)
+            except BadBot as exc:
+                # Not a bot the ladder can run: a version all the same, invalid, saying why.
+                version = bot_version_refused(
+                    bot=bot, filename=upload.name, data=data_bytes, reason=str(exc)
+                )
+        except UploadLimited as exc:
+            # DRF's answer to a throttled request: 429, Retry-After, and why.
+            raise Throttled(wait=exc.wait, detail=str(exc)) from None
         # Only the owner uploads, and the answer carries the verdict it needs.
         body = VersionSerializer(version, context={"show_errors": True}).data
         return Response(body, status=status.HTTP_201_CREATED)
@@ -337,6 +408,25 @@ class BotVersionsApi(BotVersionListApi, BotVersionUploadApi):
     """`/api/bots/{id}/versions/`: `GET` lists (anyone), `POST` uploads (the owner)."""
 
     permission_classes = [IsAuthenticatedOrReadOnly]
+
+
+class BotVersionDetailApi(APIView):
+    """`GET /api/versions/{id}/`: one version and its status, by the id its upload answered.
+
+    What a client polls after an upload until the validation game's verdict is in (`pending`,
+    then `valid` or `invalid`), without paging through the bot's versions.
+    """
+
+    permission_classes = [AllowAny]
+
+    class OutputSerializer(VersionSerializer):
+        bot = serializers.IntegerField(source="bot_id", help_text="The bot's id.")
+
+    @extend_schema(responses=OutputSerializer)
+    def get(self, request: Request, version_id: int) -> Response:
+        version = get_object_or_404(BotVersion.objects.select_related("bot"), pk=version_id)
+        context = _errors_context(request, version.bot)
+        return Response(self.OutputSerializer(version, context=context).data)
 
 
 class BotVersionSourceApi(APIView):

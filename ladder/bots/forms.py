@@ -14,9 +14,12 @@ class BotCreateForm(forms.Form):
 class BotUploadForm(forms.Form):
     file = forms.FileField(
         label="Bot file",
-        help_text="A source file (.py, .js, .cpp, .rs, .java), a static executable named bot, "
-        "or a .zip archive with its entry file (bot.py, bot.js, bot.cpp, Cargo.toml or main.rs, "
-        "Bot.java, bot) at its top. C++, Rust and Java are compiled when they are checked.",
+        # What bots.runner.botfiles.source_from_upload accepts, said as it does it.
+        help_text="A source file under any name ending in .py, .js, .cpp, .rs or .java (it runs "
+        "as its language's entry file: my_bot.py as bot.py; a Java file's class must be Bot), a "
+        "static Linux executable under any name, or a .zip archive with its entry file (bot.py, "
+        "bot.js, bot.cpp, Cargo.toml or main.rs, Bot.java, bot) at its top. C++, Rust and Java "
+        "are compiled when they are checked.",
     )
 
     def clean_file(self) -> object:

@@ -24,10 +24,22 @@ class Bot(models.Model):
     """Set when the bot forfeited its last GRASS_DISABLE_AFTER_FORFEITS ladder games in a row:
     the matchmaker leaves it out until its owner uploads a version that passes validation."""
     disabled_reason = models.TextField(blank=True)
+    debug_public = models.BooleanField(default=False)
+    """Whether everyone may read what the bot writes on stderr while it decides (its debug
+    lines, beside each decision in the replays of its matches). Off by default: they may quote
+    its private source or strategy; its owner and staff always may."""
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["owner", "name"], name="bot_name_unique_per_owner"),
+        ]
+        indexes = [
+            # The few bots off the ladder, which the leaderboard leaves out by id.
+            models.Index(
+                fields=["disabled"],
+                name="bot_off_ladder",
+                condition=models.Q(disabled__isnull=False),
+            ),
         ]
 
     def __str__(self) -> str:
@@ -76,6 +88,18 @@ class BotVersion(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["bot", "number"], name="bot_version_number_unique"),
+        ]
+        indexes = [
+            # The per-account upload limits (services.bot_version_upload_check) read an owner's
+            # versions of the last hour and their pending ones at every upload; these keep
+            # each read to those rows, however many versions the owner had before. The
+            # pending one also serves the sweep of versions left pending.
+            models.Index(fields=["bot", "created"], name="bot_version_by_created"),
+            models.Index(
+                fields=["bot"],
+                condition=models.Q(status="pending"),
+                name="bot_version_pending",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import django_filters
-from django.db.models import QuerySet
+from django.db.models import OuterRef, QuerySet, Subquery
 
 from bots.runner.botfiles import BotSource, source_from_upload
 from ladder.bots.models import Bot, BotVersion
@@ -34,6 +35,13 @@ def bot_errors_visible(*, user: User | AnonymousUser, bot: Bot) -> bool:
     verdict (`status`) only.
     """
     return bool(user.is_authenticated and (user.pk == bot.owner_id or user.is_staff))
+
+
+def bot_debug_visible(*, user: User | AnonymousUser, bot: Bot) -> bool:
+    """Whether `user` may read `bot`'s debug lines (what it writes on stderr while it decides,
+    beside each decision of its replays): its owner and staff, as for its errors, and everyone
+    once the owner made them public (`Bot.debug_public`)."""
+    return bot.debug_public or bot_errors_visible(user=user, bot=bot)
 
 
 def bot_version_source(*, version: BotVersion) -> BotSource:
@@ -82,4 +90,38 @@ def bot_version_summary(*, bot: Bot) -> VersionSummary:
     versions = bot_versions(bot=bot)
     return VersionSummary(
         count=versions.count(), latest=versions.first(), playing=bot_version_playing(bot=bot)
+    )
+
+
+def owner_upload_times(*, owner_id: int, since: datetime, most: int) -> list[datetime]:
+    """When the owner's newest versions (of all their bots) created after `since` were
+    uploaded, newest first, at most `most` of them: what the hourly upload limit needs to say
+    whether the owner is at it and when the oldest of those leaves the hour. Reads at most
+    `most` rows, by the index on (bot, created)."""
+    return list(
+        BotVersion.objects.filter(bot__owner_id=owner_id, created__gt=since)
+        .order_by("-created")
+        .values_list("created", flat=True)[:most]
+    )
+
+
+def owner_pending_count(*, owner_id: int, most: int) -> int:
+    """How many of the owner's versions (of all their bots) wait for their validation game,
+    counted up to `most` (by the partial index on pending versions)."""
+    pending = BotVersion.objects.filter(bot__owner_id=owner_id, status=BotVersion.Status.PENDING)
+    return len(pending.values_list("pk", flat=True)[:most])
+
+
+def owner_bots(*, owner_id: int, before: int | None, most: int) -> list[Bot]:
+    """A page of the owner's bots, newest first (ids below `before`, when given), each with
+    `latest_number` and `latest_status`: its newest version's, or None before any upload."""
+    newest = BotVersion.objects.filter(bot=OuterRef("pk")).order_by("-number")
+    bots = Bot.objects.filter(owner_id=owner_id)
+    if before is not None:
+        bots = bots.filter(pk__lt=before)
+    return list(
+        bots.annotate(
+            latest_number=Subquery(newest.values("number")[:1]),
+            latest_status=Subquery(newest.values("status")[:1]),
+        ).order_by("-pk")[:most]
     )

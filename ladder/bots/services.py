@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
 import secrets
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Max
@@ -22,7 +24,9 @@ from bots.runner.match import InfrastructureFault, play_match
 from ladder.bots.models import Bot, BotBuild, BotVersion
 from ladder.bots.names import tidy_spaces
 from ladder.bots.runtimes import runtime_refusal
-from ladder.bots.selectors import bot_version_source
+from ladder.bots.selectors import bot_version_source, owner_pending_count, owner_upload_times
+from ladder.bots.signals import bot_version_validated
+from ladder.hourly import in_minutes
 from ladder.storage import storage_save_addressed, storage_save_whole
 
 if TYPE_CHECKING:
@@ -63,16 +67,126 @@ def bot_create(*, owner: User, name: str) -> Bot:
     return bot
 
 
-def bot_version_upload(*, bot: Bot, filename: str, data: bytes) -> BotVersion:
+def bot_debug_publish(*, bot: Bot, public: bool) -> Bot:
+    """Show `bot`'s debug lines (what it writes on stderr while it decides) to everyone in
+    the replays of its matches, past and future, or (False) to its owner and staff only."""
+    Bot.objects.filter(pk=bot.pk).update(debug_public=public)
+    bot.debug_public = public
+    return bot
+
+
+UPLOAD_WINDOW = timedelta(hours=1)
+"""GRASS_UPLOADS_PER_HOUR counts the uploads of the last hour (a sliding window)."""
+PENDING_RETRY_SECONDS = 60
+"""Retry-After for an owner at GRASS_PENDING_VERSIONS_PER_ACCOUNT: about one validation game
+(a build and a one-hand game), after which one of the pending versions usually has its
+verdict."""
+
+
+class UploadLimited(Exception):
+    """An upload refused by a per-account limit (GRASS_UPLOADS_PER_HOUR,
+    GRASS_PENDING_VERSIONS_PER_ACCOUNT); the message names the limit, `wait` is the seconds
+    after which trying again makes sense (the API's Retry-After). Nothing was stored."""
+
+    def __init__(self, message: str, *, wait: int) -> None:
+        super().__init__(message)
+        self.wait = wait
+
+
+def bot_version_upload_check(*, owner_id: int, now: datetime | None = None) -> None:
+    """Raise UploadLimited if the owner may not upload a version now: they uploaded
+    GRASS_UPLOADS_PER_HOUR in the last hour, or GRASS_PENDING_VERSIONS_PER_ACCOUNT of their
+    versions still wait for their validation game.
+
+    Every version costs a worker its build and validation game (a build that sleeps held one
+    for minutes), so one account must not queue them by the dozen. Both limits count the
+    versions stored, rows in the database that every web process sees; an upload refused for
+    its file or for a full disk stored nothing and costs nothing. 0 turns a limit off.
+    """
+    now = now or timezone.now()
+    per_hour = settings.GRASS_UPLOADS_PER_HOUR
+    if per_hour > 0:
+        recent = owner_upload_times(owner_id=owner_id, since=now - UPLOAD_WINDOW, most=per_hour)
+        if len(recent) >= per_hour:
+            # When the oldest of those leaves the hour, the owner is under the limit again.
+            wait = max(1, math.ceil((recent[-1] + UPLOAD_WINDOW - now).total_seconds()))
+            raise UploadLimited(
+                f"Too many uploads: an account may upload at most {per_hour} version"
+                f"{'' if per_hour == 1 else 's'} an hour, and yours has uploaded {per_hour} in "
+                f"the last hour. Try again in {in_minutes(wait)}.",
+                wait=wait,
+            )
+    pending_limit = settings.GRASS_PENDING_VERSIONS_PER_ACCOUNT
+    if pending_limit > 0:
+        pending = owner_pending_count(owner_id=owner_id, most=pending_limit)
+        if pending >= pending_limit:
+            raise UploadLimited(
+                f"Too many versions waiting for validation: an account may have at most "
+                f"{pending_limit} pending at once, and yours has {pending}. Try again when one "
+                "of them has its verdict (its bot's page shows it).",
+                wait=PENDING_RETRY_SECONDS,
+            )
+
+
+def bot_version_upload(
+    *, bot: Bot, filename: str, data: bytes, limited: bool = False
+) -> BotVersion:
     """Check an upload (size, UTF-8, zip safety), store it and return its pending version.
 
     Raises BadBot with the reason for the author before anything is stored, and StorageFull
-    (nothing stored either) when the media storage has no room for it.
+    (nothing stored either) when the media storage has no room for it. `limited` (an upload
+    from a client of the site: `bot_version_submit`) applies the owner's upload limits first
+    (`bot_version_upload_check`: UploadLimited, nothing stored); fixtures, benchmarks and the
+    example bots' command store freely.
     """
+    if limited:
+        # Said before the file is even looked at: an owner at a limit learns that first.
+        bot_version_upload_check(owner_id=bot.owner_id)
     source = source_from_upload(bot.name, filename, data)
     # The stored name is ours: bot.zip, or the single file's entry name (bot.cpp, bot, ...).
     stored_name = "bot.zip" if filename.endswith(".zip") else next(iter(source.files))
+    return _version_store(
+        bot=bot,
+        stored_name=stored_name,
+        data=data,
+        limited=limited,
+        language=detect(source.files).name,
+    )
+
+
+def bot_version_refused(*, bot: Bot, filename: str, data: bytes, reason: str) -> BotVersion:
+    """A client's upload that is no bot the ladder can run (its name, encoding or archive: the
+    BadBot `reason`), kept as an invalid version that says why, as a failed build is.
+
+    The REST API answers every well-formed upload with a version and its verdict, so a client
+    follows one path whatever it sent; the file is kept as sent (named `upload`), never
+    unpacked or run. It counts against the owner's uploads of the hour like any other (it is
+    never pending): UploadLimited past the limits. Raises StorageFull (nothing stored) when
+    the media storage has no room.
+    """
+    bot_version_upload_check(owner_id=bot.owner_id)
+    return _version_store(
+        bot=bot,
+        stored_name="upload",
+        data=data,
+        limited=True,
+        language="",
+        status=BotVersion.Status.INVALID,
+        validation_error=f"{filename}: {reason}"[:VALIDATION_ERROR_CHARS],
+    )
+
+
+def _version_store(
+    *, bot: Bot, stored_name: str, data: bytes, limited: bool, language: str, **fields: object
+) -> BotVersion:
+    """The bot's next version of `data`, stored under `stored_name`, with `fields` set;
+    `limited`: within the owner's upload limits (UploadLimited otherwise, nothing stored)."""
     with transaction.atomic():
+        if limited:
+            # Locking the owner serialises their uploads (of all their bots), and the counts
+            # are read after the lock, so two uploads at once cannot both take the last place.
+            get_user_model().objects.select_for_update().filter(pk=bot.owner_id).get()
+            bot_version_upload_check(owner_id=bot.owner_id)
         # Locking the bot serialises concurrent uploads, so version numbers never collide.
         Bot.objects.select_for_update().filter(pk=bot.pk).get()
         last = BotVersion.objects.filter(bot=bot).aggregate(last=Max("number"))["last"]
@@ -81,7 +195,8 @@ def bot_version_upload(*, bot: Bot, filename: str, data: bytes) -> BotVersion:
             number=(last or 0) + 1,
             sha256=hashlib.sha256(data).hexdigest(),
             size=len(data),
-            language=detect(source.files).name,
+            language=language,
+            **fields,
         )
         # Whole or not at all: a full disk raises StorageFull, leaving no file and (the
         # transaction rolls back) no version.
@@ -144,6 +259,8 @@ def bot_version_validate(*, version: BotVersion) -> BotVersion:
         if status == BotVersion.Status.VALID:
             # A version that plays its validation game cleanly puts a disabled bot back.
             Bot.objects.filter(pk=locked.bot_id).update(disabled=None, disabled_reason="")
+            # In this transaction: the matchmaker's pool takes the bot with its verdict.
+            bot_version_validated.send(sender=BotVersion, bot_id=locked.bot_id)
     return locked
 
 
@@ -221,8 +338,9 @@ def _validation_error(*, reason: str, stderr: str) -> str:
 
 
 def bot_version_submit(*, bot: Bot, filename: str, data: bytes) -> BotVersion:
-    """Store an upload (raises BadBot before storing anything, StorageFull if the media
-    storage has no room) and have it validated.
+    """Store a client's upload (raises UploadLimited past the owner's upload limits, BadBot,
+    or StorageFull if the media storage has no room, each before storing anything) and have it
+    validated.
 
     With GRASS_VALIDATE_INLINE (development, tests) the validation game is played here and the
     version comes back with its verdict; otherwise the `validate_version` task is enqueued
@@ -231,7 +349,7 @@ def bot_version_submit(*, bot: Bot, filename: str, data: bytes) -> BotVersion:
     If the sandbox fails to start (not the bot's fault) the version stays pending, and
     `bot_version_resend_pending` sends it to the workers later.
     """
-    version = bot_version_upload(bot=bot, filename=filename, data=data)
+    version = bot_version_upload(bot=bot, filename=filename, data=data, limited=True)
     if not settings.GRASS_VALIDATE_INLINE:
         _enqueue_validation_on_commit(version_id=version.pk)
         return version

@@ -5,10 +5,14 @@
 
 from __future__ import annotations
 
+import logging
+
 from bots.runner.match import InfrastructureFault
 from ladder.bots.models import BotVersion
 from ladder.bots.services import bot_version_resend_pending, bot_version_validate
 from ladder.celery import app
+
+logger = logging.getLogger(__name__)
 
 
 # acks_late: a worker lost mid-validation leaves the message to be delivered again; a version
@@ -22,7 +26,14 @@ from ladder.celery import app
     max_retries=3,
 )
 def validate_version(version_id: int) -> None:
-    bot_version_validate(version=BotVersion.objects.select_related("bot__owner").get(pk=version_id))
+    version = BotVersion.objects.select_related("bot__owner").filter(pk=version_id).first()
+    if version is None:
+        # Another site's message on the same Redis, or a version deleted since it was sent.
+        logger.info(
+            "version %s: no such version in this site's database; message dropped", version_id
+        )
+        return
+    bot_version_validate(version=version)
 
 
 @app.task

@@ -4,36 +4,64 @@ from django.db.models.functions import Length
 from django.http import HttpRequest
 
 from ladder.matches.models import Match, MatchSeat, PendingLog
+from ladder.pagination import EstimatedCountPaginator
 from ladder.ratings.rebuild import matches_void
 
 
 class MatchSeatInline(admin.TabularInline):
     model = MatchSeat
     extra = 0
-    fields = ("seat", "bot_version", "place", "total", "forfeited", "decisions", "strikes")
+    fields = (
+        "seat",
+        "bot_version",
+        "player",
+        "place",
+        "total",
+        "forfeited",
+        "decisions",
+        "strikes",
+    )
     readonly_fields = fields
     can_delete = False
 
 
 @admin.register(Match)
 class MatchAdmin(admin.ModelAdmin):
-    list_display = ["id", "ruleset", "status", "attempts", "created", "finished"]
+    list_display = ["id", "ruleset", "status", "attempts", "host", "pid", "created", "finished"]
     list_filter = ["status", "ruleset"]
+    # Which worker played a match, or lost it: searching a host's name lists its matches.
+    search_fields = ["host"]
     # The seed is a secret until the match is over; the admin shows it read-only like the rest.
-    readonly_fields = ["seed", "log", "log_sha256", "result", "started", "finished", "attempts"]
+    readonly_fields = [
+        "seed",
+        "log",
+        "log_sha256",
+        "result",
+        "started",
+        "heartbeat",
+        "host",
+        "pid",
+        "finished",
+        "attempts",
+    ]
     inlines = [MatchSeatInline]
     actions = ["void"]
+    # Millions of matches: the list's size is estimated, never counted (twice) per page.
+    paginator = EstimatedCountPaginator
+    show_full_result_count = False
 
     @admin.action(description="Void: take out of the ratings (rebuilds the rulesets' ratings)")
     def void(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
         # Clearing "rated" by hand changes no rating until `manage.py ratings_rebuild --apply`;
-        # this action does both at once.
-        rebuilt = matches_void(match_ids=list(queryset.values_list("pk", flat=True)))
-        summary = "; ".join(
-            f"{r.ruleset}: {r.matches} matches rated again, {len(r.differences)} ratings changed"
-            for r in rebuilt
+        # this action clears it and has a task rebuild the ratings (minutes on a big ladder:
+        # never inside this request).
+        rulesets = matches_void(match_ids=list(queryset.values_list("pk", flat=True)))
+        self.message_user(
+            request,
+            f"Voided. The ratings of {', '.join(rulesets) or 'no ruleset'} are being rebuilt "
+            "by a task; the leaderboard shows them once it is done.",
+            messages.SUCCESS,
         )
-        self.message_user(request, f"Voided. {summary}", messages.SUCCESS)
 
 
 @admin.register(PendingLog)

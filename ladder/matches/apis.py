@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.http import FileResponse, Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
@@ -15,22 +17,56 @@ from rest_framework.views import APIView
 from engine.rules import RULESETS
 from ladder.api import QuerySerializer
 from ladder.bots.selectors import bot_errors_visible
-from ladder.matches.models import Match
+from ladder.matches.models import Match, MatchSeat
 from ladder.matches.selectors import (
+    MatchDetail,
+    SeatDebug,
     SeatDetail,
+    match_debug_lines,
+    match_debug_readable,
     match_detail,
     match_finished,
-    match_list,
+    match_keys,
     match_log_pending,
+    match_worker_visible,
+    matches_in_order,
 )
-from ladder.pagination import Pagination as PageNumberPagination
+from ladder.pagination import KeysetPagination
+
+_datetime = serializers.DateTimeField()
+
+
+def _seat_output(seat: MatchSeat) -> dict[str, Any]:
+    """One seat as MatchListApi's SeatSerializer gives it: a bot's, or a person's (its bot
+    fields null, `player` named)."""
+    version = seat.bot_version
+    return {
+        "seat": seat.seat,
+        "bot_id": version.bot_id if version else None,
+        "bot": version.bot.name if version else None,
+        "owner": version.bot.owner.username if version else None,
+        "display_name": version.bot.display_name if version else None,
+        "version": version.number if version else None,
+        "player": seat.player.username if seat.player is not None else None,
+        "place": seat.place,
+        "total": seat.total,
+        "forfeited": seat.forfeited,
+    }
 
 
 class MatchListApi(APIView):
-    """`GET /api/matches/?bot=&ruleset=&status=&after=&before=`: newest first, paginated."""
+    """`GET /api/matches/?bot=&ruleset=&status=&after=&before=`: newest first, a page at a
+    time by cursor (follow `next`): every page costs the same, however deep, and a match
+    created meanwhile never shifts the next page. `count` is exact up to 10,000 matches and
+    PostgreSQL's estimate past that (`count_exact`); `?page=` still serves the first 200
+    pages."""
+
+    class Pagination(KeysetPagination):
+        # `key`: the match id, or the bot's seat's match id (`selectors.match_keys`).
+        ordering = ("-key",)
 
     permission_classes = [AllowAny]
-    pagination_class = PageNumberPagination
+    pagination_class = Pagination
 
     class FilterSerializer(QuerySerializer):
         bot = serializers.IntegerField(required=False, help_text="A bot id: its matches.")
@@ -42,13 +78,20 @@ class MatchListApi(APIView):
     class OutputSerializer(serializers.Serializer):
         class SeatSerializer(serializers.Serializer):
             seat = serializers.IntegerField()
-            bot_id = serializers.IntegerField(source="bot_version.bot_id")
-            bot = serializers.CharField(source="bot_version.bot.name")
-            owner = serializers.CharField(source="bot_version.bot.owner.username")
+            bot_id = serializers.IntegerField(source="bot_version.bot_id", allow_null=True)
+            bot = serializers.CharField(source="bot_version.bot.name", allow_null=True)
+            owner = serializers.CharField(source="bot_version.bot.owner.username", allow_null=True)
             display_name = serializers.CharField(
-                source="bot_version.bot.display_name", help_text="owner/bot"
+                source="bot_version.bot.display_name",
+                allow_null=True,
+                help_text="owner/bot; null for a person's seat",
             )
-            version = serializers.IntegerField(source="bot_version.number")
+            version = serializers.IntegerField(source="bot_version.number", allow_null=True)
+            player = serializers.CharField(
+                source="player.username",
+                allow_null=True,
+                help_text="The person who played this seat in the browser; null for a bot's.",
+            )
             place = serializers.IntegerField(allow_null=True)
             total = serializers.IntegerField(allow_null=True)
             forfeited = serializers.BooleanField()
@@ -67,10 +110,24 @@ class MatchListApi(APIView):
         # which ISO 8601 allows).
         query = self.FilterSerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        matches = match_list(filters=query.validated_data)
+        keys = match_keys(filters=query.validated_data)
         paginator = self.pagination_class()
-        page = paginator.paginate_queryset(matches, request, view=self)
-        return paginator.get_paginated_response(self.OutputSerializer(page, many=True).data)
+        page = paginator.paginate_queryset(keys, request, view=self)
+        matches = matches_in_order([row["key"] for row in page])
+        return paginator.get_paginated_response([self.output(match) for match in matches])
+
+    @staticmethod
+    def output(match: Match) -> dict[str, Any]:
+        """What OutputSerializer gives for `match` (the tests hold them equal), built directly:
+        the serializers' field machinery was most of a page's CPU (50 matches, 200 seats)."""
+        return {
+            "id": match.pk,
+            "ruleset": match.ruleset,
+            "status": match.status,
+            "created": _datetime.to_representation(match.created),
+            "finished": _datetime.to_representation(match.finished) if match.finished else None,
+            "seats": [_seat_output(seat) for seat in match.seats.all()],
+        }
 
 
 class MatchDetailApi(APIView):
@@ -86,14 +143,23 @@ class MatchDetailApi(APIView):
                 delta = serializers.FloatField()
 
             seat = serializers.IntegerField(source="seat.seat")
-            bot_id = serializers.IntegerField(source="seat.bot_version.bot_id")
-            bot = serializers.CharField(source="seat.bot_version.bot.name")
-            owner = serializers.CharField(source="seat.bot_version.bot.owner.username")
-            display_name = serializers.CharField(
-                source="seat.bot_version.bot.display_name", help_text="owner/bot"
+            bot_id = serializers.IntegerField(source="seat.bot_version.bot_id", allow_null=True)
+            bot = serializers.CharField(source="seat.bot_version.bot.name", allow_null=True)
+            owner = serializers.CharField(
+                source="seat.bot_version.bot.owner.username", allow_null=True
             )
-            version_id = serializers.IntegerField(source="seat.bot_version_id")
-            version = serializers.IntegerField(source="seat.bot_version.number")
+            display_name = serializers.CharField(
+                source="seat.bot_version.bot.display_name",
+                allow_null=True,
+                help_text="owner/bot; null for a person's seat",
+            )
+            version_id = serializers.IntegerField(source="seat.bot_version_id", allow_null=True)
+            version = serializers.IntegerField(source="seat.bot_version.number", allow_null=True)
+            player = serializers.CharField(
+                source="seat.player.username",
+                allow_null=True,
+                help_text="The person who played this seat in the browser; null for a bot's.",
+            )
             place = serializers.IntegerField(source="seat.place", allow_null=True)
             total = serializers.IntegerField(source="seat.total", allow_null=True)
             forfeited = serializers.BooleanField(source="seat.forfeited")
@@ -123,8 +189,10 @@ class MatchDetailApi(APIView):
             @extend_schema_field(serializers.CharField(allow_null=True))
             def get_stderr(self, detail: SeatDetail) -> str | None:
                 user = self.context.get("user")
-                bot = detail.seat.bot_version.bot
-                if user is None or not bot_errors_visible(user=user, bot=bot):
+                version = detail.seat.bot_version
+                if version is None:
+                    return None  # a person's seat
+                if user is None or not bot_errors_visible(user=user, bot=version.bot):
                     return None
                 return detail.seat.stderr
 
@@ -153,6 +221,50 @@ class MatchDetailApi(APIView):
             "it will be downloadable once it is; the results above are final."
         )
         seats = SeatSerializer(many=True)
+        host = serializers.SerializerMethodField(
+            help_text="The host whose worker played the match (or plays it, or lost it): its "
+            "last claim. Staff only: null for everyone else."
+        )
+        pid = serializers.SerializerMethodField(
+            help_text="The process on that host that claimed it (staff only)."
+        )
+        heartbeat = serializers.SerializerMethodField(
+            help_text="The last sign of life of the worker playing it, written every few "
+            "seconds while it plays (staff only)."
+        )
+
+        def _staff(self) -> bool:
+            return match_worker_visible(user=self.context.get("user"))
+
+        @extend_schema_field(serializers.CharField(allow_null=True))
+        def get_host(self, detail: MatchDetail) -> str | None:
+            return detail.match.host if self._staff() else None
+
+        @extend_schema_field(serializers.IntegerField(allow_null=True))
+        def get_pid(self, detail: MatchDetail) -> int | None:
+            return detail.match.pid if self._staff() else None
+
+        @extend_schema_field(serializers.DateTimeField(allow_null=True))
+        def get_heartbeat(self, detail: MatchDetail) -> str | None:
+            beat = detail.match.heartbeat
+            return (
+                serializers.DateTimeField().to_representation(beat)
+                if beat and self._staff()
+                else None
+            )
+
+        debug_lines = serializers.SerializerMethodField(
+            help_text="Whether the match kept debug lines (what bots wrote on stderr while "
+            "they decided) of a seat you may read: GET /api/matches/{id}/debug/ gives them."
+        )
+
+        @extend_schema_field(serializers.BooleanField())
+        def get_debug_lines(self, detail: MatchDetail) -> bool:
+            user = self.context.get("user")
+            if user is None:
+                return False
+            seats = [row.seat for row in detail.seats]
+            return match_debug_readable(match=detail.match, seats=seats, user=user)
 
     @extend_schema(responses=OutputSerializer)
     def get(self, request: Request, match_id: int) -> Response:
@@ -161,6 +273,77 @@ class MatchDetailApi(APIView):
         except Match.DoesNotExist:
             raise Http404 from None
         return Response(self.OutputSerializer(detail, context={"user": request.user}).data)
+
+
+class MatchDebugApi(APIView):
+    """`GET /api/matches/{id}/debug/`: what the bots wrote on stderr while they decided, by
+    decision, for the seats you may read (bots/PROTOCOL.md, "Debug lines per decision").
+
+    A seat's lines are its bot's owner's and staff's, or everyone's when the owner made them
+    public (the bot's `debug_public`); seats you may not read, and seats that wrote nothing,
+    are left out, so another user and an anonymous visitor get `seats: []`.
+    """
+
+    permission_classes = [AllowAny]
+
+    class OutputSerializer(serializers.Serializer):
+        class SeatSerializer(serializers.Serializer):
+            class LineSerializer(serializers.Serializer):
+                event = serializers.IntegerField(
+                    source="at",
+                    help_text="The index (from 0) of the log event the decision became, runner "
+                    "notes aside: the replay viewer's frame (it shows it as event N+1). 0 for "
+                    "what the bot wrote while starting; the last event for after the game.",
+                )
+                request = serializers.IntegerField(
+                    allow_null=True,
+                    help_text="The id of the request the bot was answering: 0 before its first "
+                    "request, null after the game ended.",
+                )
+                text = serializers.CharField(help_text="What it wrote, since its last answer.")
+                cut = serializers.IntegerField(
+                    help_text="Bytes it wrote before `text` for this decision that were cut."
+                )
+
+            seat = serializers.IntegerField(source="seat.seat")
+            bot_id = serializers.IntegerField(source="seat.bot_version.bot_id")
+            display_name = serializers.CharField(
+                source="seat.bot_version.bot.display_name", help_text="owner/bot"
+            )
+            version = serializers.IntegerField(source="seat.bot_version.number")
+            public = serializers.BooleanField(
+                source="seat.bot_version.bot.debug_public",
+                help_text="Whether the bot's owner shows its debug lines to everyone.",
+            )
+            cut_bytes = serializers.IntegerField(
+                source="lines.cut_bytes",
+                help_text="Bytes the bot wrote that are not kept: a seat keeps the latest "
+                "64 KiB of a match.",
+            )
+            cut_entries = serializers.IntegerField(
+                source="lines.cut_entries",
+                help_text="Decisions whose lines were cut whole (the earliest ones).",
+            )
+            lines = LineSerializer(source="lines.lines", many=True)
+
+        match = serializers.IntegerField()
+        seats = SeatSerializer(many=True)
+
+    @extend_schema(
+        responses={
+            200: OutputSerializer,
+            404: OpenApiResponse(description="No such match, or it has not finished."),
+        }
+    )
+    def get(self, request: Request, match_id: int) -> Response:
+        seats: list[SeatDebug] | None = match_debug_lines(match_id=match_id, user=request.user)
+        if seats is None:
+            raise Http404("No finished match with that id.")
+        body = self.OutputSerializer({"match": match_id, "seats": seats}).data
+        response = Response(body)
+        # The owner's lines: never kept by a shared cache.
+        response["Cache-Control"] = "private, no-store"
+        return response
 
 
 class LogNotStoredYet(APIException):
@@ -176,6 +359,17 @@ class LogNotStoredYet(APIException):
     """Retry-After: the sweep that writes waiting logs runs every minute."""
 
 
+class LogExpired(APIException):
+    """410: the match's log was deleted by retention (GRASS_MATCH_FILES_KEEP_DAYS)."""
+
+    status_code = 410
+    default_detail = (
+        "The log of this match was deleted: the site keeps the files of old matches only while "
+        "someone watches them. Its results and rating changes are kept."
+    )
+    default_code = "log_expired"
+
+
 class MatchLogApi(APIView):
     """`GET /api/matches/{id}/log/`: the finished match's log (gzip-compressed JSON Lines).
 
@@ -186,8 +380,16 @@ class MatchLogApi(APIView):
 
     @extend_schema(
         responses={
+            # The bytes of the gzip file, as they are stored (no Content-Encoding: a client
+            # gets the file, not its decompressed lines). octet-stream names them so that
+            # every client generator reads them as bytes (openapi-python-client knows no
+            # application/gzip).
             (200, "application/gzip"): OpenApiTypes.BINARY,
+            (200, "application/octet-stream"): OpenApiTypes.BINARY,
             404: OpenApiResponse(description="No such match, or it has not finished."),
+            410: OpenApiResponse(
+                description="The log was deleted by retention (an old match nobody watched)."
+            ),
             503: OpenApiResponse(
                 description="The match finished but its log is not stored yet (the server "
                 "was out of space); Retry-After says when to ask again."
@@ -198,6 +400,8 @@ class MatchLogApi(APIView):
         match = match_finished(match_id=match_id)
         if match is not None and match_log_pending(match=match):
             raise LogNotStoredYet()
+        if match is not None and match.files_expired is not None:
+            raise LogExpired()
         if match is None or not match.log:
             raise Http404("No finished match with that id.")
         return FileResponse(

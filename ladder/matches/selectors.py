@@ -4,22 +4,28 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import django_filters
 from django.core.exceptions import ValidationError
-from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db.models import F, Prefetch, Q, QuerySet, Sum
+from django.db.models.functions import Coalesce
 
 from engine.rules import RULESETS, Variants, resolve_ruleset, ruleset_limits
-from ladder.matches.models import Match, MatchSeat, PendingLog
+from ladder.bots.selectors import bot_debug_visible
+from ladder.matches.debug import SeatLines, debug_unpack
+from ladder.matches.models import BotOpponentRecord, BotSeatRecord, Match, MatchSeat, PendingLog
 from ladder.ratings.models import RatingChange
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AnonymousUser, User
 
 
 def match_seats(*, match_id: int) -> QuerySet[MatchSeat]:
-    """The match's seats in seat order, with their versions and bots."""
+    """The match's seats in seat order, with their versions and bots, or their people."""
     return (
         MatchSeat.objects.filter(match_id=match_id)
-        .select_related("bot_version__bot__owner")
+        .select_related("bot_version__bot__owner", "player")
         .order_by("seat")
     )
 
@@ -42,24 +48,59 @@ class MatchFilter(django_filters.FilterSet):  # type: ignore[misc]  # django-fil
         fields = ["bot", "ruleset", "status", "after", "before"]
 
     def filter_bot(self, queryset: QuerySet[Match], name: str, value: int) -> QuerySet[Match]:
-        # A subquery rather than a join: a bot holds at most one seat, but a join plus
-        # distinct() would fight the prefetches and the ordering.
-        seats = MatchSeat.objects.filter(bot_version__bot_id=value).values("match_id")
-        return queryset.filter(pk__in=seats)
+        # For a FilterSet used on its own; `match_keys` reads a bot's list from its seats
+        # instead (no join to plan), taking only the validated value from here.
+        return queryset.filter(seats__bot_id=value)
 
 
 def _with_seats(matches: QuerySet[Match]) -> QuerySet[Match]:
-    seats = MatchSeat.objects.select_related("bot_version__bot__owner").order_by("seat")
-    return matches.prefetch_related(Prefetch("seats", queryset=seats))
+    # Each level by its own primary keys (seats, then their versions, bots and owners), not
+    # one join: on a table of 40 million seats PostgreSQL misjudged how many rows 50 matches
+    # have and merged the join through every version of every bot (60 ms at 100,000 bots).
+    seats = MatchSeat.objects.order_by("seat")
+    return matches.prefetch_related(
+        Prefetch("seats", queryset=seats), "seats__bot_version__bot__owner", "seats__player"
+    )
 
 
-def match_list(*, filters: Mapping[str, Any] | None = None) -> QuerySet[Match]:
-    """Matches matching `filters` (see MatchFilter; raises ValidationError on a bad value),
-    newest first, with their seats."""
-    matches = MatchFilter(filters or {}, Match.objects.order_by("-created", "-id"))
+def match_keys(*, filters: Mapping[str, Any] | None = None) -> QuerySet[Any]:
+    """The match list's order as rows {"key": match id}, newest first (see MatchFilter for
+    `filters`; raises ValidationError on a bad value): a page of keys is one index range from
+    its cursor on, and `matches_in_order` then reads those matches by id.
+
+    With `bot`, the keys are the bot's seats' match ids, read from the seats' (bot, -match)
+    index, the other filters applied through each seat's match: the order comes from the seats
+    alone, so no plan merges them with the matches. (It did: for a bot whose 200,000 games lay
+    in the first million of 10M matches, PostgreSQL read the matches' primary key backwards
+    from the newest until it met the bot's, 1.4M entries and 400 ms a page, where the seats'
+    index gives the page's 51 ids at once: docs/scale.md.)"""
+    filters = filters or {}
+    matches = MatchFilter(filters, Match.objects.all())
     if not matches.is_valid():
         raise ValidationError(matches.errors.as_data())
-    return _with_seats(matches.qs)
+    bot = matches.form.cleaned_data.get("bot")
+    if bot is None:
+        listed: QuerySet[Match] = matches.qs
+        return listed.annotate(key=F("id")).values("key").order_by("-key")
+    seats = MatchSeat.objects.filter(bot_id=int(bot))
+    through = {
+        "ruleset": "match__ruleset",
+        "status": "match__status",
+        "after": "match__created__gte",
+        "before": "match__created__lt",
+    }
+    for name, lookup in through.items():
+        value = matches.form.cleaned_data.get(name)
+        if value not in (None, ""):
+            seats = seats.filter(**{lookup: value})
+    return seats.annotate(key=F("match_id")).values("key").order_by("-key")
+
+
+def matches_in_order(keys: list[int]) -> list[Match]:
+    """The matches of `keys` (match ids), with their seats, in that order: a page of
+    `match_keys`."""
+    found = {match.pk: match for match in _with_seats(Match.objects.filter(pk__in=keys))}
+    return [found[key] for key in keys if key in found]
 
 
 def match_finished(*, match_id: int) -> Match | None:
@@ -96,9 +137,15 @@ def match_effective_limits(*, match: Match) -> dict[str, int]:
 
 
 def seat_stderr(*, match_id: int, seat: int) -> MatchSeat | None:
-    """The seat of a finished match with its bot and owner (for the stderr page), or None."""
+    """The bot's seat of a finished match with its bot and owner (for the stderr page), or
+    None (a person's seat has no stderr)."""
     return (
-        MatchSeat.objects.filter(match_id=match_id, seat=seat, match__status=Match.Status.FINISHED)
+        MatchSeat.objects.filter(
+            match_id=match_id,
+            seat=seat,
+            match__status=Match.Status.FINISHED,
+            bot_version__isnull=False,
+        )
         .select_related("bot_version__bot__owner")
         .first()
     )
@@ -111,11 +158,65 @@ def match_detail(*, match_id: int) -> MatchDetail:
     return MatchDetail(
         match=match,
         seats=[
-            SeatDetail(seat=seat, rating_change=changes.get(seat.bot_version.bot_id))
+            SeatDetail(
+                seat=seat,
+                rating_change=None
+                if seat.bot_version is None
+                else changes.get(seat.bot_version.bot_id),
+            )
             for seat in match.seats.all()
         ],
         log_pending=match_log_pending(match=match),
     )
+
+
+def match_worker_visible(*, user: Any) -> bool:
+    """Whether `user` may see which host and process played a match (the site's own machines:
+    staff only)."""
+    return bool(user is not None and user.is_authenticated and user.is_staff)
+
+
+@dataclass(frozen=True)
+class SeatDebug:
+    """One seat's debug lines, for a reader allowed to see them."""
+
+    seat: MatchSeat
+    lines: SeatLines
+
+
+def match_debug_readable(
+    *, match: Match, seats: list[MatchSeat], user: User | AnonymousUser
+) -> bool:
+    """Whether `match` kept debug lines and `user` may read those of at least one seat
+    (whether that seat wrote any is in the file)."""
+    return bool(match.debug) and any(
+        bot_debug_visible(user=user, bot=seat.bot_version.bot)
+        for seat in seats
+        if seat.bot_version is not None  # a person's seat writes no debug lines
+    )
+
+
+def match_debug_lines(*, match_id: int, user: User | AnonymousUser) -> list[SeatDebug] | None:
+    """The debug lines of the finished match's seats that `user` may read (their bot's owner,
+    staff, or everyone for a bot whose owner made them public), in seat order; seats that
+    wrote nothing are left out. None: no finished match with that id. The file is read only
+    when some seat is readable: a visitor who may see none costs no read."""
+    match = match_finished(match_id=match_id)
+    if match is None:
+        return None
+    seats = list(match_seats(match_id=match_id))
+    readable = [
+        s
+        for s in seats
+        if s.bot_version is not None and bot_debug_visible(user=user, bot=s.bot_version.bot)
+    ]
+    if not match.debug or not readable:
+        return []
+    with match.debug.open("rb") as handle:
+        stored = debug_unpack(handle.read())
+    return [
+        SeatDebug(seat=seat, lines=stored[seat.seat]) for seat in readable if seat.seat in stored
+    ]
 
 
 def match_log_pending(*, match: Match) -> bool:
@@ -137,15 +238,28 @@ class GameCounts:
 
 
 def bot_game_counts(*, bot_id: int) -> GameCounts:
-    seats = MatchSeat.objects.filter(
-        bot_version__bot_id=bot_id, match__status=Match.Status.FINISHED
-    )
-    counts = seats.aggregate(
-        games=Count("id"),
-        timed_out=Count("id", filter=Q(faults__has_key="timeout")),
-        crashed=Count("id", filter=Q(faults__has_key="crashed")),
+    """From the bot's kept records (at most six rows), not from its games."""
+    counts = BotSeatRecord.objects.filter(bot_id=bot_id).aggregate(
+        games=Coalesce(Sum("games"), 0),
+        timed_out=Coalesce(Sum("timed_out"), 0),
+        crashed=Coalesce(Sum("crashed"), 0),
     )
     return GameCounts(**counts)
+
+
+def bot_seat_records(*, bot_id: int) -> list[BotSeatRecord]:
+    """The bot's finished games by the seat index it held (0 first): kept records."""
+    return list(BotSeatRecord.objects.filter(bot_id=bot_id, games__gt=0).order_by("seat"))
+
+
+def bot_opponent_records(*, bot_id: int, limit: int) -> list[BotOpponentRecord]:
+    """The `limit` bots it met most often (most often first, then by id): the first rows of
+    the (bot, -games, opponent) index, with the opponents' names."""
+    return list(
+        BotOpponentRecord.objects.filter(bot_id=bot_id)
+        .select_related("opponent__owner")
+        .order_by("-games", "opponent_id")[:limit]
+    )
 
 
 FAULT_NAMES = {"timeout": "timed out", "crashed": "crashed", "illegal": "illegal move"}
@@ -180,15 +294,17 @@ def bot_faults(*, bot_id: int, limit: int = 10) -> list[SeatFaults]:
     with its reasons (a timeout that did not cost the game is shown too: authors want to see
     it before it becomes a forfeit)."""
     seats = (
-        MatchSeat.objects.filter(bot_version__bot_id=bot_id, match__status=Match.Status.FINISHED)
+        # The partial (bot, -match) index of seats with troubles: only they are read. Seats have
+        # faults and forfeits only once their match is recorded.
+        MatchSeat.objects.filter(bot_id=bot_id)
         .filter(Q(forfeited=True) | ~Q(faults={}))
         .select_related("bot_version")
-        .order_by("-match__created", "-match_id")[:limit]
+        .order_by("-match_id")[:limit]
     )
     return [
         SeatFaults(
             match_id=seat.match_id,
-            version=seat.bot_version.number,
+            version=seat.version.number,
             forfeited=seat.forfeited,
             lines=_fault_lines(seat),
         )

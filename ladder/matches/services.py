@@ -17,33 +17,55 @@ import gzip
 import hashlib
 import json
 import logging
+import os
 import random
+import socket
+import time
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import fields
+from collections.abc import Mapping, Sequence
+from contextlib import suppress
+from dataclasses import fields, replace
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import F
+from django.db import Error as DatabaseErrors
+from django.db import InterfaceError, OperationalError, connection, models, transaction
+from django.db.models import F, Q, QuerySet
+from django.db.models.functions import Now
 from django.utils import timezone
 
 from bots.runner import runtime
+from bots.runner.botfiles import BotSource
 from bots.runner.match import MatchResult, TimeControl, play_match
-from engine.game import ENGINE_VERSION
-from engine.replay_frames import document
+from bots.runner.remote import RemoteAgent
 from engine.rules import RULESETS, Variants
 from ladder.bots.models import Bot, BotVersion
 from ladder.bots.runtimes import expected_runtime, runtime_refusal
 from ladder.bots.services import bot_version_runnable
 from ladder.bots.signals import bot_disabled
-from ladder.matches.models import Match, MatchSeat, PendingLog
+from ladder.matches.broker import matches_waiting
+from ladder.matches.debug import debug_pack
+from ladder.matches.heartbeat import match_heartbeat
+from ladder.matches.models import BotOpponentRecord, BotSeatRecord, Match, MatchSeat, PendingLog
+from ladder.matches.records import (
+    OPPONENT_FIELDS,
+    SEAT_FIELDS,
+    OpponentShare,
+    SeatResult,
+    SeatShare,
+    add_shares,
+    match_shares,
+)
 from ladder.matches.selectors import (
     match_seats,
 )
 from ladder.matches.signals import match_recorded, match_settled
+from ladder.relay.table import LiveTable, live_table_open
 from ladder.storage import StorageFull, storage_save_whole
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 logger = logging.getLogger(__name__)
 
@@ -53,6 +75,7 @@ FAILURE_REASON_CHARS = 4_000
 def match_create(
     *,
     versions: Sequence[BotVersion],
+    people: Mapping[int, User] | None = None,
     ruleset: str = "modern",
     variants: dict[str, Any] | None = None,
     limits: dict[str, int] | None = None,
@@ -61,6 +84,7 @@ def match_create(
     rated: bool = True,
     time_control: dict[str, int] | None = None,
     enqueue: bool = False,
+    queue: str | None = None,
 ) -> Match:
     """A queued match between `versions`, seated in a random order that is recorded.
 
@@ -68,12 +92,31 @@ def match_create(
     that replays the same games); `seed` fixes the shuffle of the cards (duplicate tables).
     `rated=False` keeps the result out of ladder Elo. `time_control` overrides fields of
     `TimeControl`. With `enqueue`, the match is sent to the workers once the surrounding
-    transaction commits (never before: a worker must find the row).
+    transaction commits (never before: a worker must find the row), on `queue` if given (a
+    challenge's), else on run_match's own (`matches`); a match with people in it on
+    GRASS_PLAY_QUEUE.
+
+    A version holds one seat. A bot holds one seat in a rated match (ratings are per bot); an
+    unrated one may seat two versions of one bot (an author's new version against its last).
+    `people` seats persons, by seat index, who play in the browser (`ladder.live`); the bots
+    fill the other seats. A match with people in it is never rated: its bots' ratings measure
+    bot against bot.
     """
-    if not 2 <= len(versions) <= 6:
-        raise ValueError(f"a match needs 2 to 6 bots, got {len(versions)}")
-    if len({v.bot_id for v in versions}) != len(versions):
+    people = dict(people or {})
+    seats = len(versions) + len(people)
+    if not 2 <= seats <= 6:
+        held = "seats" if people else "bots"
+        raise ValueError(f"a match needs 2 to 6 {held}, got {seats}")
+    if len({v.pk for v in versions}) != len(versions):
+        raise ValueError("a version cannot hold two seats in one match")
+    if rated and len({v.bot_id for v in versions}) != len(versions):
         raise ValueError("a bot cannot hold two seats in one match")
+    if any(not 0 <= index < seats for index in people):
+        raise ValueError(f"people's seats must be among the {seats} seats")
+    if len({user.pk for user in people.values()}) != len(people):
+        raise ValueError("a person cannot hold two seats in one match")
+    if people and rated:
+        raise ValueError("a match with people in it is never rated")
     if ruleset not in RULESETS:
         raise ValueError(f"unknown ruleset {ruleset!r}; rulesets are: {', '.join(RULESETS)}")
     variants = Variants.from_dict(variants or {}).as_dict()
@@ -95,21 +138,40 @@ def match_create(
             runtime=expected_runtime(),
             **extra,
         )
+        bots = iter(order)
         MatchSeat.objects.bulk_create(
-            MatchSeat(match=match, seat=index, bot_version=version)
-            for index, version in enumerate(order)
+            _seat(match, index, person=people.get(index), version=None)
+            if index in people
+            else _seat(match, index, person=None, version=next(bots))
+            for index in range(seats)
         )
         if enqueue:
-            _enqueue_on_commit(match_id=match.pk)
+            _enqueue_on_commit(match_id=match.pk, queue=queue)
     return match
 
 
-def _enqueue_on_commit(*, match_id: int) -> None:
+def _seat(match: Match, index: int, *, person: Any, version: BotVersion | None) -> MatchSeat:
+    """Seat `index` of `match`: a person's, or a bot version's (with its bot, kept on the seat
+    for the bot's index of matches)."""
+    if person is not None:
+        return MatchSeat(match=match, seat=index, player=person)
+    assert version is not None
+    return MatchSeat(match=match, seat=index, bot_version=version, bot_id=version.bot_id)
+
+
+def _enqueue_on_commit(*, match_id: int, queue: str | None = None) -> None:
     # Imported here: tasks import services, not the other way round at import time.
     from ladder.matches.tasks import run_match
 
+    if queue is None and MatchSeat.objects.filter(match_id=match_id, player__isnull=False).exists():
+        # A person's game waits on the person most of its time: a site may give it a queue
+        # and a pool of its own (GRASS_PLAY_QUEUE; by default the matches' queue).
+        queue = settings.GRASS_PLAY_QUEUE
     # celery-types does not know DjangoTask (ladder/celery.py), which adds delay_on_commit.
-    run_match.delay_on_commit(match_id)  # type: ignore[attr-defined]
+    if queue is None:
+        run_match.delay_on_commit(match_id)  # type: ignore[attr-defined]
+    else:
+        run_match.apply_async_on_commit((match_id,), queue=queue)  # type: ignore[attr-defined]
 
 
 def match_run(*, match_id: int) -> Match:
@@ -118,9 +180,12 @@ def match_run(*, match_id: int) -> Match:
     The match is claimed with a conditional update (queued -> running) that exactly one caller
     wins, so a duplicate delivery, or a match already running, finished or failed, does nothing.
     The claim's `started` time is the claim's token: a worker thought dead whose match was
-    requeued and claimed again can no longer record or fail it. Bots play with no transaction
-    or lock held. The log, the seats' results, the status and the rating changes are then
-    written in one transaction. An exception marks the match failed with the reason;
+    requeued and claimed again can no longer record or fail it. The claim records this host
+    and process, and from then until the match is recorded a thread writes its heartbeat
+    (`heartbeat.match_heartbeat`), by which the sweep knows it is still being played. Bots play
+    with no transaction or lock held. The log, the seats' results, the status and the rating
+    changes are then written in one transaction, tried again while the database connection
+    fails (`_match_record_retrying`). An exception marks the match failed with the reason;
     `attempts` counts the claims, and `match_retry_failed` queues it again while it has
     attempts left.
 
@@ -139,25 +204,41 @@ def match_run(*, match_id: int) -> Match:
         return Match.objects.get(pk=match_id)
     started = timezone.now()
     claimed = Match.objects.filter(pk=match_id, status=Match.Status.QUEUED).update(
-        status=Match.Status.RUNNING, started=started, attempts=F("attempts") + 1
+        status=Match.Status.RUNNING,
+        started=started,
+        heartbeat=Now(),
+        host=socket.gethostname()[:255],
+        pid=os.getpid(),
+        attempts=F("attempts") + 1,
     )
     if claimed != 1:
         logger.info("match %s: not queued, nothing to do", match_id)
         return Match.objects.get(pk=match_id)
+    live: LiveTable | None = None
     try:
-        match = Match.objects.get(pk=match_id)
-        seats = list(match_seats(match_id=match_id))
-        played = play_match(
-            [bot_version_runnable(version=seat.bot_version) for seat in seats],
-            ruleset=match.ruleset,
-            variants=Variants.from_dict(match.variants),
-            seed=match.seed,
-            limits=match.limits or None,
-            time_control=TimeControl(**match.time_control),
-            sandboxed=settings.GRASS_SANDBOXED,
-        )
-        return _match_record(match_id=match_id, started=started, seats=seats, played=played)
+        with match_heartbeat(match_id=match_id, started=started):
+            match = Match.objects.get(pk=match_id)
+            seats = list(match_seats(match_id=match_id))
+            # The live table: frames for the match page's watchers, and the people's seats.
+            live = live_table_open(
+                match_id=match_id, people={s.seat: s.holder for s in seats if s.player_id}
+            )
+            played = play_match(
+                _seat_sources(seats, live),
+                ruleset=match.ruleset,
+                variants=Variants.from_dict(match.variants),
+                seed=match.seed,
+                limits=match.limits or None,
+                time_control=TimeControl(**match.time_control),
+                sandboxed=settings.GRASS_SANDBOXED,
+                watch=live.watch,
+            )
+            return _match_record_retrying(
+                match_id=match_id, started=started, seats=seats, played=played
+            )
     except Exception as exc:
+        if live is not None:
+            live.fail(str(exc))
         logger.exception("match %s failed", match_id)
         reason = f"{type(exc).__name__}: {exc}"[:FAILURE_REASON_CHARS]
         with transaction.atomic():
@@ -168,6 +249,31 @@ def match_run(*, match_id: int) -> Match:
             if failed and match.attempts >= _max_attempts():
                 _settle_on_commit(match)
         return match
+    finally:
+        if live is not None:
+            live.close()
+
+
+def _seat_sources(seats: list[MatchSeat], live: LiveTable) -> list[BotSource | RemoteAgent]:
+    """The seats as the runner plays them: bots named `owner/bot` (their players' names in the
+    log and replay; two versions of one bot, in an unrated match, are told apart by their
+    numbers, `owner/bot v3`), and people's seats as their live table's remote agents."""
+    sources = {
+        seat.seat: bot_version_runnable(version=seat.bot_version)
+        for seat in seats
+        if seat.bot_version is not None
+    }
+    names = Counter(source.name for source in sources.values())
+    players: list[BotSource | RemoteAgent] = []
+    for seat in seats:
+        if seat.bot_version is None:
+            players.append(live.agent(seat.seat))
+            continue
+        source = sources[seat.seat]
+        if names[source.name] > 1:
+            source = replace(source, name=f"{source.name} v{seat.bot_version.number}")
+        players.append(source)
+    return players
 
 
 def _settle_on_commit(match: Match) -> None:
@@ -186,42 +292,88 @@ def _gave_up(attempts: int) -> str:
     return f"gave up after {attempts} attempts"
 
 
-def match_requeue_stale(*, older_than: timedelta | None = None) -> list[int]:
-    """Put back matches left "running" for longer than `older_than` (default
-    GRASS_MATCH_STALE_SECONDS): their worker was killed mid-match. Returns the requeued ids.
+def match_requeue_stale(
+    *, silent_for: timedelta | None = None, older_than: timedelta | None = None
+) -> list[int]:
+    """Put back the running matches whose worker is gone; returns their ids.
+
+    Gone: its heartbeat (`heartbeat.match_heartbeat`) is older than `silent_for` (default
+    GRASS_MATCH_SILENT_SECONDS: the worker was killed, its host lost), or it was claimed longer
+    ago than `older_than` (default GRASS_MATCH_STALE_SECONDS, the longest a match may run,
+    whatever its heartbeat says: a hung worker; also the only rule for a match claimed without
+    a heartbeat, by a worker of an earlier release). Heartbeats are judged in the database's
+    clock, and not at all while the database has been up for less than `silent_for`: a restart
+    silenced every worker for a while, and their next beats come within seconds.
 
     A match with fewer than GRASS_MATCH_MAX_ATTEMPTS attempts goes back to "queued" and is sent
     to the workers after commit; one that has used them all is failed with the reason "gave up
     after N attempts". Each match changes with a conditional update on its status and claim
     time, so a worker that records the match meanwhile wins and the sweep leaves it alone.
     """
+    if silent_for is None:
+        silent_for = timedelta(seconds=settings.GRASS_MATCH_SILENT_SECONDS)
     if older_than is None:
         older_than = timedelta(seconds=settings.GRASS_MATCH_STALE_SECONDS)
-    cutoff = timezone.now() - older_than
-    stale = Match.objects.filter(status=Match.Status.RUNNING, started__lt=cutoff)
+    gone = Q(started__lt=timezone.now() - older_than)
+    if not _database_started_within(silent_for):
+        gone |= Q(heartbeat__lt=Now() - silent_for)
+    stale = Match.objects.filter(gone, status=Match.Status.RUNNING)
     requeued = []
-    for match_id, started, attempts in stale.values_list("id", "started", "attempts"):
+    lost_by = {}
+    for match_id, started, attempts, host, pid in stale.values_list(
+        "id", "started", "attempts", "host", "pid"
+    ):
         if _requeue_or_give_up(
             match_id=match_id, status=Match.Status.RUNNING, started=started, attempts=attempts
         ):
             requeued.append(match_id)
+            lost_by[match_id] = f"{host or '?'} pid {pid}"
     if requeued:
-        logger.warning("requeued matches lost by their workers: %s", requeued)
+        logger.warning("requeued matches lost by their workers: %s (%s)", requeued, lost_by)
     return requeued
 
 
+def _database_started_within(period: timedelta) -> bool:
+    """Whether the database server (PostgreSQL) started less than `period` ago."""
+    if connection.vendor != "postgresql":
+        return False
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_postmaster_start_time() > now() - make_interval(secs => %s)",
+            [period.total_seconds()],
+        )
+        row = cursor.fetchone()
+    return bool(row and row[0])
+
+
 def match_resend_lost(*, older_than: timedelta | None = None) -> list[int]:
-    """Send again the matches queued for longer than `older_than` (default
-    GRASS_MATCH_STALE_SECONDS): their message was lost (a Redis restart without persistence)
-    or is stuck behind a dead worker. Returns their ids. A duplicate message is harmless: the
-    claim in `match_run` lets exactly one run play the match.
+    """Send again the queued matches whose message is lost; returns their ids.
+
+    By default: queued for longer than GRASS_MATCH_RESEND_SECONDS with no message waiting in
+    the broker's matches queue (`broker.matches_waiting`): a Redis restart without persistence
+    lost it, or a worker that died took it. A match that waits its turn is left alone, so the
+    queue never fills with copies. When the broker cannot be read, the matches queued for
+    longer than GRASS_MATCH_STALE_SECONDS are sent again instead. With `older_than` (a starting
+    worker of `make run`, an operator), every match queued for longer, whatever the broker
+    holds. A duplicate message is harmless: the claim in `match_run` lets exactly one run play
+    the match.
     """
-    if older_than is None:
-        older_than = timedelta(seconds=settings.GRASS_MATCH_STALE_SECONDS)
     now = timezone.now()
-    lost = Match.objects.filter(status=Match.Status.QUEUED, queued__lt=now - older_than)
+    waiting: set[int] = set()
+    if older_than is None:
+        older_than = timedelta(seconds=settings.GRASS_MATCH_RESEND_SECONDS)
+        # A message taken by a worker between this read and the claim is not waiting: its
+        # match is then claimed (the update below skips it) or sent twice, harmlessly.
+        found = matches_waiting() if _queued_before(now - older_than).exists() else set()
+        if found is None:  # the broker cannot tell: time alone, as long as a match may take
+            older_than = timedelta(seconds=settings.GRASS_MATCH_STALE_SECONDS)
+        else:
+            waiting = found
+    lost = _queued_before(now - older_than)
     resent = []
     for match_id, queued in lost.values_list("id", "queued"):
+        if match_id in waiting:
+            continue
         with transaction.atomic():
             if Match.objects.filter(pk=match_id, status=Match.Status.QUEUED, queued=queued).update(
                 queued=now
@@ -231,6 +383,10 @@ def match_resend_lost(*, older_than: timedelta | None = None) -> list[int]:
     if resent:
         logger.warning("sent again matches queued since before %s: %s", now - older_than, resent)
     return resent
+
+
+def _queued_before(moment: datetime) -> QuerySet[Match]:
+    return Match.objects.filter(status=Match.Status.QUEUED, queued__lt=moment)
 
 
 def match_retry_failed() -> list[int]:
@@ -285,6 +441,10 @@ def _log_name(match_id: int) -> str:
     return f"match-{match_id}.jsonl.gz"
 
 
+def _replay_name(match_id: int) -> str:
+    return f"match-{match_id}.json.gz"
+
+
 def _match_log_store(match: Match, log: bytes) -> bool:
     """Write a just-played match's log to storage, or keep it in the database when storage
     refuses it (a full disk, a lost NFS mount): the game was played, and its result must not
@@ -309,19 +469,89 @@ def replay_pack(doc: dict[str, Any]) -> bytes:
     return gzip.compress(json.dumps(doc, separators=(",", ":")).encode(), compresslevel=6)
 
 
-def _match_replay_store(match: Match, played: MatchResult) -> None:
-    """Compute the match's replay (every card face up: the match page's first view) from the
-    game just played and store it beside the log, so that opening the page reads a file and
-    replays nothing. Costs the worker about four times the game's own play. Anything that
-    goes wrong leaves it out (the viewer then computes it on demand): never the match."""
+def match_viewed(*, match_id: int) -> None:
+    """Note that the match's replay was opened now: retention keeps the files of matches
+    watched lately. Written at most once a day per match (a conditional update), so a popular
+    match costs no write per view."""
+    now = timezone.now()
+    today = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    Match.objects.filter(pk=match_id).filter(
+        models.Q(viewed__isnull=True) | models.Q(viewed__lt=today)
+    ).update(viewed=now)
+
+
+EXPIRE_BATCH = 1000
+"""Matches whose files one retention run deletes at most (the next run goes on)."""
+
+
+def match_files_expire(
+    *, older_than: timedelta | None = None, limit: int = EXPIRE_BATCH
+) -> list[int]:
+    """Retention: delete the files (the log, and a replay stored by an older version) of the
+    finished matches older than `older_than` (default GRASS_MATCH_FILES_KEEP_DAYS; 0 keeps
+    everything) whose replay nobody opened in that time, oldest first, at most `limit`;
+    returns their ids.
+
+    Never touched: tournament games (their logs are the event's record, downloadable as its
+    archive), a match whose log still waits in the database (PendingLog), and anything but
+    files: the result, the seats and the rating changes stay, and the match says when its
+    files went (`files_expired`). Each match is claimed with a conditional update before its
+    files are deleted, so two runs never work on one match, and a row never points at a
+    deleted file.
+    """
+    if older_than is None:
+        days = settings.GRASS_MATCH_FILES_KEEP_DAYS
+        if days <= 0:
+            return []
+        older_than = timedelta(days=days)
+    now = timezone.now()
+    cutoff = now - older_than
+    old = (
+        Match.objects.filter(
+            status=Match.Status.FINISHED, files_expired__isnull=True, finished__lt=cutoff
+        )
+        # The tournaments app's one-to-one to a match: a tournament's games keep their logs.
+        .filter(tournament_game__isnull=True, pending_log__isnull=True)
+        .filter(models.Q(viewed__isnull=True) | models.Q(viewed__lt=cutoff))
+        .order_by("finished", "id")
+        .values_list("id", "log", "replay")[:limit]
+    )
+    unwatched = models.Q(viewed__isnull=True) | models.Q(viewed__lt=cutoff)
+    expired: list[int] = []
+    for match_id, log, replay in list(old):
+        # Claimed only if still unexpired and unwatched (a view since the read above wins).
+        claimed = (
+            Match.objects.filter(pk=match_id, files_expired__isnull=True)
+            .filter(unwatched)
+            .update(files_expired=now, log="", replay="", replay_engine="")
+        )
+        if not claimed:
+            continue
+        for name in (log, replay):
+            if name:
+                try:
+                    Match.log.field.storage.delete(name)
+                except OSError:
+                    logger.warning("match %s: could not delete %s", match_id, name, exc_info=True)
+        expired.append(match_id)
+    if expired:
+        logger.info("retention deleted the files of %d matches", len(expired))
+    return expired
+
+
+def _match_debug_store(match: Match, played: MatchResult) -> None:
+    """Store what the bots wrote on stderr while they decided (`ladder.matches.debug`) beside
+    the log, if any bot wrote anything. Their authors' aid, not the game: storage that refuses
+    it (a full disk) leaves it out, and the match is recorded all the same."""
     try:
-        packed = replay_pack(document(played.events, None))
+        packed = debug_pack(played.seats)
+        if packed is None:
+            return
         with transaction.atomic():
-            storage_save_whole(match.replay, f"match-{match.pk}.json.gz", packed)
-        match.replay_engine = ENGINE_VERSION
+            storage_save_whole(match.debug, f"match-{match.pk}.json.gz", packed)
     except Exception:
-        logger.exception("match %s: replay not stored; the viewer will compute it", match.pk)
-        match.replay = ""  # an empty FieldFile: none stored
+        logger.exception("match %s: debug lines not stored", match.pk)
+        match.debug = ""  # an empty FieldFile: none stored
 
 
 def _storage_error(exc: Exception) -> str:
@@ -360,6 +590,69 @@ def match_logs_write_pending(*, limit: int = 100) -> list[int]:
     if written:
         logger.info("stored the logs that waited in the database: matches %s", written)
     return written
+
+
+def _match_record_retrying(
+    *, match_id: int, started: datetime, seats: list[MatchSeat], played: MatchResult
+) -> Match:
+    """`_match_record`, tried again while the database connection fails (a PostgreSQL restart
+    or failover, a network cut), reconnecting between tries, for up to
+    GRASS_MATCH_SAVE_RETRY_SECONDS: a game that was played is worth the wait, where failing it
+    would play it again. The record is one transaction and checks the claim first, so a try
+    whose commit did go through before the connection broke makes the next one a no-op;
+    files a try stored for a transaction that was rolled back are removed before the next.
+    """
+    deadline = time.monotonic() + settings.GRASS_MATCH_SAVE_RETRY_SECONDS
+    pause = SAVE_RETRY_FIRST_PAUSE
+    while True:
+        try:
+            return _match_record(match_id=match_id, started=started, seats=seats, played=played)
+        except (OperationalError, InterfaceError) as exc:
+            if connection.in_atomic_block or time.monotonic() + pause > deadline:
+                raise
+            logger.warning(
+                "match %s: the database failed while recording it (%s); trying again in %.1f s",
+                match_id,
+                exc,
+                pause,
+            )
+            with suppress(DatabaseErrors):
+                connection.close()  # the next query opens a new connection
+            time.sleep(pause)
+            pause = min(pause * 2, SAVE_RETRY_MAX_PAUSE)
+            try:
+                _match_files_unrecorded_remove(match_id=match_id, started=started)
+            except DatabaseErrors:
+                pass  # still away: the next try fails the same way, and this runs again
+            except Exception:  # the storage: the next try's files then take other names
+                logger.exception("match %s: could not remove a rolled-back try's files", match_id)
+
+
+SAVE_RETRY_FIRST_PAUSE = 0.5
+SAVE_RETRY_MAX_PAUSE = 5.0
+"""Pauses between tries to record a match while the database is away: short, so that the
+record lands within seconds of the database coming back (and before any sweep)."""
+
+
+def _match_files_unrecorded_remove(*, match_id: int, started: datetime) -> None:
+    """Remove the log and replay files a failed try at recording left at the match's paths,
+    while the match is still this claim's and unrecorded: a match's paths are its own (its id),
+    so a file there belongs to a try whose transaction was rolled back. Left in place, it would
+    push the next try's file to another name and stay behind for good."""
+    match = Match.objects.filter(
+        pk=match_id, status=Match.Status.RUNNING, started=started, log=""
+    ).first()
+    if match is None:
+        return
+    leftovers = [
+        (match.log, _log_name(match_id)),
+        (match.replay, _replay_name(match_id)),
+    ]
+    for field_file, name in leftovers:
+        path = field_file.field.generate_filename(match, name)
+        if field_file.storage.exists(path):
+            field_file.storage.delete(path)
+            logger.info("match %s: removed %s, left by a try rolled back", match_id, path)
 
 
 def _match_record(
@@ -406,8 +699,10 @@ def _match_record(
                 "stderr",
             ],
         )
-        if _match_log_store(match, log):
-            _match_replay_store(match, played)
+        # No replay is computed here: it was two thirds of the CPU of recording a match and a
+        # file 4.4 times the log's size; the viewer computes it on first view and caches it.
+        _match_log_store(match, log)
+        _match_debug_store(match, played)
         match.log_sha256 = hashlib.sha256(log).hexdigest()
         match.result = played.result
         match.status = Match.Status.FINISHED
@@ -417,19 +712,25 @@ def _match_record(
             update_fields=[
                 "log",
                 "log_sha256",
-                "replay",
-                "replay_engine",
+                "debug",
                 "result",
                 "status",
                 "finished",
                 "failure_reason",
             ]
         )
+        bot_records_add(
+            seats=[
+                SeatResult(seat.bot_id, seat.seat, place, seat.faults)
+                for seat, place in zip(seats, played.ranks, strict=True)
+                if seat.bot_id is not None  # a bot's seat: a person's games are no record
+            ]
+        )
         # Ratings are applied by their app's receiver, in this transaction.
         match_recorded.send(sender=Match, match=match)
         if match.rated:
             for seat in seats:
-                if seat.forfeited:
+                if seat.forfeited and seat.bot_version is not None:
                     bot_disable_if_failing(bot_id=seat.bot_version.bot_id)
         _settle_on_commit(match)
     return match
@@ -437,19 +738,21 @@ def _match_record(
 
 def bot_disable_if_failing(*, bot_id: int) -> bool:
     """Take a bot off the ladder when its last GRASS_DISABLE_AFTER_FORFEITS finished ladder
-    games were all forfeits (a crash, a broken protocol, strikes): it only spoils its
-    opponents' games. Returns whether it was disabled now. Runs in the caller's transaction;
-    listeners hear of it after commit."""
+    games (the newest it was seated in) were all forfeits (a crash, a broken protocol,
+    strikes): it only spoils its opponents' games. Returns whether it was disabled now. Runs
+    in the caller's transaction; listeners hear of it after commit."""
     limit = settings.GRASS_DISABLE_AFTER_FORFEITS
     if limit <= 0:
         return False
+    # Its newest matches first (ids follow creation), read down the seats' (bot, -match)
+    # index until `limit` finished ladder games: a bot with 200,000 games costs no more.
     last = list(
         MatchSeat.objects.filter(
-            bot_version__bot_id=bot_id,
+            bot_id=bot_id,
             match__status=Match.Status.FINISHED,
             match__rated=True,
         )
-        .order_by("-match__finished", "-match_id")
+        .order_by("-match_id")
         .values_list("forfeited", "forfeit_reason")[:limit]
     )
     if len(last) < limit or not all(forfeited for forfeited, _ in last):
@@ -461,3 +764,94 @@ def bot_disable_if_failing(*, bot_id: int) -> bool:
         return False
     transaction.on_commit(lambda: bot_disabled.send(sender=Bot, bot_id=bot_id, reason=reason))
     return True
+
+
+def _upsert_added(
+    model: type[models.Model],
+    keys: tuple[str, str],
+    fields: tuple[str, ...],
+    rows: dict[tuple[int, int], Any],
+) -> None:
+    """Add `rows` ({key: share}) to `model`'s rows of those key columns, creating the missing
+    ones, in one INSERT ... ON CONFLICT DO UPDATE (PostgreSQL and SQLite both speak it). The rows go
+    in key order, so two matches recorded at once that share bots lock them in the same order
+    and cannot deadlock."""
+    if not rows:
+        return
+    table = connection.ops.quote_name(model._meta.db_table)
+    names = list(keys) + list(fields)
+    quoted = [connection.ops.quote_name(name) for name in names]
+    placeholders = "(" + ", ".join(["%s"] * len(names)) + ")"
+    params: list[Any] = []
+    for key in sorted(rows):
+        params.extend(key)
+        params.extend(getattr(rows[key], name) for name in fields)
+    added = ", ".join(
+        f"{quoted[i]} = {table}.{quoted[i]} + excluded.{quoted[i]}"
+        for i in range(len(keys), len(names))
+    )
+    conflict = ", ".join(quoted[: len(keys)])
+    sql = (
+        f"INSERT INTO {table} ({', '.join(quoted)}) VALUES "
+        + ", ".join([placeholders] * len(rows))
+        + f" ON CONFLICT ({conflict}) DO UPDATE SET {added}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+
+
+def bot_records_add(*, seats: list[SeatResult]) -> None:
+    """Add a finished match (its seats with places) to its bots' records: by seat index and
+    by opponent. Called by the service that records the match, in its transaction, so the bot
+    page reads a few kept rows instead of all the bot's games."""
+    by_seat, by_pair = match_shares(seats)
+    _upsert_added(BotSeatRecord, ("bot_id", "seat"), SEAT_FIELDS, by_seat)
+    _upsert_added(BotOpponentRecord, ("bot_id", "opponent_id"), OPPONENT_FIELDS, by_pair)
+
+
+def bot_records_rebuild(
+    *,
+    seat_model: type[MatchSeat] = MatchSeat,
+    seat_record_model: type[BotSeatRecord] = BotSeatRecord,
+    opponent_record_model: type[BotOpponentRecord] = BotOpponentRecord,
+    chunk: int = 5_000,
+) -> tuple[int, int]:
+    """Compute every bot's records again from the seats of the finished matches and replace
+    the stored ones; returns (seat records, opponent records). The seats are streamed in match
+    order; the totals are held in memory (one entry per bot and seat, and per pair of bots
+    that met). For a repair, or the migration that introduced the records (hence the model
+    arguments)."""
+    seats_total: dict[tuple[int, int], SeatShare] = {}
+    pairs_total: dict[tuple[int, int], OpponentShare] = {}
+    rows = (
+        seat_model.objects.filter(match__status="finished", place__isnull=False, bot__isnull=False)
+        .order_by("match_id", "seat")
+        .values_list("match_id", "bot_id", "seat", "place", "faults")
+    )
+    current: int | None = None
+    seated: list[SeatResult] = []
+    for match_id, bot_id, seat, place, faults in rows.iterator(chunk_size=chunk):
+        if match_id != current:
+            add_shares(seats_total, pairs_total, seated)
+            current, seated = match_id, []
+        assert place is not None  # filtered above
+        seated.append(SeatResult(bot_id, seat, place, faults or {}))
+    add_shares(seats_total, pairs_total, seated)
+    with transaction.atomic():
+        seat_record_model.objects.all().delete()
+        opponent_record_model.objects.all().delete()
+        seat_record_model.objects.bulk_create(
+            (
+                seat_record_model(bot_id=bot, seat=seat, **vars(share))
+                for (bot, seat), share in seats_total.items()
+            ),
+            batch_size=chunk,
+        )
+        opponent_record_model.objects.bulk_create(
+            (
+                opponent_record_model(bot_id=bot, opponent_id=opponent, **vars(share))
+                for (bot, opponent), share in pairs_total.items()
+            ),
+            batch_size=chunk,
+        )
+    return len(seats_total), len(pairs_total)

@@ -6,10 +6,16 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 
 from ladder.bots.selectors import bot_errors_visible
 from ladder.matches.models import Match
-from ladder.matches.selectors import match_detail, seat_stderr
+from ladder.matches.selectors import (
+    match_debug_readable,
+    match_detail,
+    match_worker_visible,
+    seat_stderr,
+)
 from ladder.replays.selectors import UPLOAD_LIMIT
 
 
@@ -29,10 +35,19 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     finished = detail.match.status == Match.Status.FINISHED
     # Each seat with whether the visitor may read its bot's stderr (its owner, staff).
     seats = [
-        (seat, bot_errors_visible(user=request.user, bot=seat.seat.bot_version.bot))
+        (
+            seat,
+            seat.seat.bot_version is not None
+            and bot_errors_visible(user=request.user, bot=seat.seat.bot_version.bot),
+        )
         for seat in detail.seats
     ]
+    # The viewer fetches the debug lines only for a visitor who may read some seat's.
+    readable = finished and match_debug_readable(
+        match=detail.match, seats=[row.seat for row in detail.seats], user=request.user
+    )
     context = {
+        "debug_url": reverse("match-debug", args=[match_id]) if readable else None,
         "match": detail.match,
         "seats": seats,
         "any_stderr": finished and any(own for _, own in seats),
@@ -41,6 +56,8 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
         "variants": {name: value for name, value in detail.match.variants.items() if value},
         "finished": finished,
         "log_pending": detail.log_pending,
+        # Which host and process played it: the site's machines, for staff only.
+        "worker_visible": match_worker_visible(user=request.user),
         # The viewer also takes a log file of the visitor's own, dropped on the page.
         "upload_limit": UPLOAD_LIMIT,
         "upload_limit_mib": UPLOAD_LIMIT // (1024 * 1024),
@@ -56,6 +73,7 @@ def seat_stderr_page(request: HttpRequest, match_id: int, seat: int) -> HttpResp
     found = seat_stderr(match_id=match_id, seat=seat)
     if found is None:
         raise Http404("No such seat in a finished match.")
+    assert found.bot_version is not None  # the selector finds bots' seats only
     bot = found.bot_version.bot
     if not bot_errors_visible(user=request.user, bot=bot):
         raise PermissionDenied("Only the bot's owner may read its stderr.")

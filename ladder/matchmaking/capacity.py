@@ -25,6 +25,8 @@ from celery.worker.control import inspect_command
 from django.conf import settings
 from django.core.cache import cache
 
+from ladder.matches.workers import takes_matches
+
 log = logging.getLogger(__name__)
 
 CACHE_SECONDS = 30
@@ -45,7 +47,11 @@ class WorkerCapacity:
 
 @inspect_command()
 def grass_capacity(state: Any, **_: Any) -> dict[str, int]:
-    """Answered by each worker: its pool size and the cores this process may run on."""
+    """Answered by each worker: its pool size and the cores this process may run on, or zeros
+    from a worker that takes no matches (a quick worker, `-Q celery`, or one that refused the
+    matches queue at start): the matches queued for it would wait for ever."""
+    if not takes_matches(state.consumer):
+        return {"processes": 0, "cores": 0}
     processes = getattr(state.consumer.pool, "limit", None) or 1
     return {"processes": int(processes), "cores": len(os.sched_getaffinity(0))}
 

@@ -1,5 +1,7 @@
 """The ladder's matchmaker: on every beat tick it queues the matches the workers have room for,
-each built around the bot with the fewest recent games, among opponents of similar rating.
+each built around the bot that has waited longest for a table, among opponents of similar
+rating. A tick reads a few index ranges per match it queues (`selectors`), so its cost grows
+with the matches it queues, not with the bots on the ladder.
 
 It reads ratings (to pair bots of similar strength) and the workers' size (`capacity`), and
 writes matches through `ladder.matches.services.match_create`: an app of its own above both,
@@ -9,7 +11,6 @@ so that running and recording matches (ladder.matches) needs neither.
 from __future__ import annotations
 
 import random
-from datetime import timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -19,13 +20,21 @@ from ladder.matches.models import Match
 from ladder.matches.selectors import matches_active_count, seats_active_count
 from ladder.matches.services import match_create
 from ladder.matchmaking.capacity import match_capacity, seat_capacity
-from ladder.matchmaking.selectors import Candidate, home_board_empty, matchmaker_candidates
+from ladder.matchmaking.selectors import (
+    Candidate,
+    home_board_empty,
+    matchmaker_nearest,
+    matchmaker_versions,
+    matchmaker_waiting,
+)
+from ladder.ratings.models import BotRating
 from ladder.ratings.selectors import HOME_RULESET
 
 MATCHMAKER_LOCK = 0x6772617373
 """The PostgreSQL advisory lock key that makes matchmaker runs take turns ("grass")."""
-RECENT = timedelta(hours=24)
-"""The matchmaker prefers bots with few games in this period."""
+WAITING = 8
+"""The match is built around one of this many bots that have waited longest (at random among
+those that waited equally long, as bots never seated all have)."""
 
 
 def matchmaker_fill(
@@ -42,11 +51,13 @@ def matchmaker_fill(
     GRASS_SEATS_PER_CORE; None: no seat limit); returns the new matches, each sent to the
     workers after commit.
 
-    Each match is built around the bot with the fewest games in the last 24 hours (ties broken
-    at random by `rng`): the candidates are sorted by rating and the match takes the `seats`
-    bots (fewer if fewer can play) in a window of that order centred on it, so opponents are of
-    similar rating. A bot never holds two seats in one match; `match_create` shuffles the seats.
-    Fewer than 2 bots with a playable (valid) version: nothing is queued.
+    Each match is built around the bot that has waited longest for a table of this ruleset
+    (its `last_queued`; ties broken at random by `rng`): of its neighbours in (rating, bot id)
+    order, the match takes the `seats` bots (fewer if fewer can play) in the narrowest window
+    that holds it, so opponents are of similar rating; every bot seated is marked seated now,
+    so the next match is built around another. A bot never holds two seats in one match;
+    `match_create` shuffles the seats. Fewer than 2 bots with a playable (valid) version:
+    nothing is queued.
 
     Runs in one transaction under an advisory lock on PostgreSQL, so two runs at once cannot
     both count the same free capacity.
@@ -67,21 +78,22 @@ def matchmaker_fill(
         free = capacity - matches_active_count()
         if free <= 0:
             return []
-        candidates = matchmaker_candidates(ruleset=ruleset, since=timezone.now() - RECENT)
-        size = min(seats, len(candidates))
-        if size < 2:
-            return []
         if seat_limit is not None:
-            free = min(free, (seat_limit - seats_active_count()) // size)
-        games = {c.version.bot_id: c.recent_games for c in candidates}
+            free = min(free, (seat_limit - seats_active_count()) // seats)
         for _ in range(free):
-            chosen = _matchmaker_pick(candidates, games=games, size=size, rng=rng)
+            chosen = _matchmaker_pick(ruleset=ruleset, size=seats, rng=rng)
+            if chosen is None:
+                break
+            versions = matchmaker_versions(bot_ids=[c.bot_id for c in chosen])
             created.append(
-                match_create(versions=[c.version for c in chosen], ruleset=ruleset, enqueue=True)
+                match_create(
+                    versions=[versions[c.bot_id] for c in chosen], ruleset=ruleset, enqueue=True
+                )
             )
-            # Counted at once, so the next match of this run is built around another bot.
-            for c in chosen:
-                games[c.version.bot_id] += 1
+            # Marked at once, so the next match of this run is built around another bot.
+            BotRating.objects.filter(ruleset=ruleset, bot_id__in=[c.bot_id for c in chosen]).update(
+                last_queued=timezone.now()
+            )
     return created
 
 
@@ -106,14 +118,20 @@ def _tables_to_fill() -> list[tuple[str, int]]:
     return tables
 
 
-def _matchmaker_pick(
-    candidates: list[Candidate], *, games: dict[int, int], size: int, rng: random.Random
-) -> list[Candidate]:
-    fewest = min(games.values())
-    pivot = rng.choice([c for c in candidates if games[c.version.bot_id] == fewest])
-    by_rating = sorted(candidates, key=lambda c: (c.rating, c.version.bot_id))
-    at = by_rating.index(pivot)
+def _matchmaker_pick(*, ruleset: str, size: int, rng: random.Random) -> list[Candidate] | None:
+    """The bots of the next match: around one of the longest waiting, the narrowest window of
+    `size` neighbours by rating (fewer when fewer can play); None when fewer than 2 can."""
+    waiting = matchmaker_waiting(ruleset=ruleset, limit=WAITING)
+    if not waiting:
+        return None
+    first = waiting[0].last_queued
+    pivot = rng.choice([c for c in waiting if c.last_queued == first])
+    near = matchmaker_nearest(ruleset=ruleset, around=pivot, limit=size - 1)
+    if len(near) < 2:
+        return None
+    size = min(size, len(near))
+    at = near.index(pivot)
     # Of the windows of `size` neighbours in rating order that hold the pivot, the narrowest.
-    starts = range(max(at - size + 1, 0), min(at, len(by_rating) - size) + 1)
-    start = min(starts, key=lambda i: by_rating[i + size - 1].rating - by_rating[i].rating)
-    return by_rating[start : start + size]
+    starts = range(max(at - size + 1, 0), min(at, len(near) - size) + 1)
+    start = min(starts, key=lambda i: near[i + size - 1].rating - near[i].rating)
+    return near[start : start + size]

@@ -9,7 +9,7 @@ of `/api/webhooks/`.
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -17,10 +17,16 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ladder.accounts.selectors import signed_in_user
+from ladder.api import Conflict, StrictCharField
 from ladder.notifications.events import SUBSCRIBABLE
 from ladder.notifications.models import Delivery, Webhook
 from ladder.notifications.selectors import delivery_list, webhook_list
-from ladder.notifications.services import webhook_create, webhook_delete, webhook_ping
+from ladder.notifications.services import (
+    TooManyWebhooks,
+    webhook_create,
+    webhook_delete,
+    webhook_ping,
+)
 from ladder.pagination import Pagination as PageNumberPagination
 
 
@@ -64,17 +70,26 @@ class WebhookListApi(APIView):
         return Response(WebhookSerializer(hooks, many=True).data)
 
 
+@extend_schema_field({"type": "string", "format": "uri", "minLength": 1, "maxLength": 500})
+class UrlField(StrictCharField):
+    """A webhook's URL, as text: what may be sent to is the guard's to say."""
+
+
 class WebhookCreateApi(APIView):
     """`POST /api/webhooks/`: a new webhook. The answer holds its `secret`, shown only now.
 
     The URL must be http(s), without a user name or password, and resolve to public addresses
-    only (unless the operator allows more); a refused URL is a 400 saying why.
+    only (unless the operator allows more); a refused URL is a 400 saying why. A host that does
+    not resolve yet is taken, and checked again before every delivery.
     """
 
     permission_classes = [IsAuthenticated]
 
     class InputSerializer(serializers.Serializer):
-        url = serializers.URLField(max_length=500)
+        # Checked by the webhook guard (ladder/notifications/guard.py: http(s), no user name or
+        # password, a public address), not by Django's URL pattern, which refuses host names
+        # that a URI may have (a label of 63 characters, say).
+        url = UrlField(max_length=500)
         events = serializers.ListField(
             child=serializers.ChoiceField(choices=SUBSCRIBABLE),
             required=False,
@@ -92,13 +107,20 @@ class WebhookCreateApi(APIView):
         request=InputSerializer,
         responses={
             201: OutputSerializer,
-            400: OpenApiResponse(description="A refused URL or unknown events; says why."),
+            400: OpenApiResponse(
+                description="A refused URL (one that resolves to a private address, say) or "
+                "unknown events; says why. A host that does not resolve yet is taken."
+            ),
+            409: OpenApiResponse(description="You have as many webhooks as allowed already."),
         },
     )
     def post(self, request: Request) -> Response:
         data = WebhookCreateApi.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        hook = webhook_create(owner=signed_in_user(request), **data.validated_data)
+        try:
+            hook = webhook_create(owner=signed_in_user(request), **data.validated_data)
+        except TooManyWebhooks as exc:
+            raise Conflict({"non_field_errors": exc.messages}) from None
         return Response(self.OutputSerializer(hook).data, status=status.HTTP_201_CREATED)
 
 

@@ -54,8 +54,8 @@ def match_finished_payload(
     an unrated game)."""
     return {
         "match": _match(match),
-        "bot": _bot(seat.bot_version.bot),
-        "version": seat.bot_version.number,
+        "bot": _bot(seat.version.bot),
+        "version": seat.version.number,
         "seat": seat.seat,
         "place": seat.place,
         "seats": seats,
@@ -70,8 +70,8 @@ def bot_crashed_payload(*, match: Match, seat: MatchSeat) -> dict[str, Any]:
     1`, `3 strikes (last: timeout: ...)`), `faults` the counts by kind."""
     return {
         "match": _match(match),
-        "bot": _bot(seat.bot_version.bot),
-        "version": seat.bot_version.number,
+        "bot": _bot(seat.version.bot),
+        "version": seat.version.number,
         "reason": seat.forfeit_reason,
         "faults": seat.faults,
     }

@@ -50,6 +50,8 @@ def match_events(*, match_id: int) -> None:
     match = detail.match
     for row in detail.seats:
         seat, change = row.seat, row.rating_change
+        if seat.bot_version is None:
+            continue  # a person's seat: people get no webhook of their own games
         owner = seat.bot_version.bot.owner
         payload = match_finished_payload(
             match=match, seat=seat, seats=len(detail.seats), change=change
@@ -74,10 +76,11 @@ def match_events(*, match_id: int) -> None:
 
 
 def _peak_before(change: RatingChange) -> float:
-    """The best rating the bot had in this ruleset before `change`: its rating going into this
-    game, or one before or after an earlier game (the first change's `before` is the starting
-    rating). Ids follow the order ratings were applied in (each bot's rating row is locked
-    while its change is inserted)."""
+    """The best rating the bot had in this ruleset before `change`: kept on the change by
+    `rating_apply` (`peak_before`). A change written before it was kept falls back on the
+    bot's earlier changes (ids follow the order ratings were applied in)."""
+    if change.peak_before is not None:
+        return change.peak_before
     earlier: dict[str, float | None] = RatingChange.objects.filter(
         bot_id=change.bot_id, ruleset=change.ruleset, id__lt=change.pk
     ).aggregate(after=Max("after"), before=Max("before"))

@@ -71,14 +71,26 @@ def _clean_events(events: list[str] | None) -> list[str]:
     return [event for event in SUBSCRIBABLE if event in events]
 
 
+class TooManyWebhooks(ValidationError):
+    """The owner has MAX_WEBHOOKS_PER_OWNER webhooks already (the API answers 409)."""
+
+    def __init__(self) -> None:
+        super().__init__(f"You have {MAX_WEBHOOKS_PER_OWNER} webhooks already; delete one first.")
+
+
 def webhook_create(*, owner: User, url: str, events: list[str] | None = None) -> Webhook:
     """A new active webhook of `owner` with a fresh secret; `events` defaults to all.
 
     The URL is checked now (ValidationError on `url` saying why) and again before every
-    delivery, since what a name resolves to can change.
+    delivery, since what a name resolves to can change. A host that does not resolve now is
+    taken: DNS, not the request, decides that, and may answer by the first delivery (which
+    is tried again, with the backoff, while it does not). Raises TooManyWebhooks when the
+    owner has MAX_WEBHOOKS_PER_OWNER already.
     """
     try:
         _target(url)
+    except UnresolvedHost:
+        pass
     except UnsafeUrl as exc:
         raise ValidationError({"url": str(exc)}) from None
     cleaned = _clean_events(events)
@@ -86,9 +98,7 @@ def webhook_create(*, owner: User, url: str, events: list[str] | None = None) ->
         # Locking the owner's row serialises their creates, so the bound holds under a race.
         get_user_model().objects.select_for_update().filter(pk=owner.pk).get()
         if Webhook.objects.filter(owner=owner).count() >= MAX_WEBHOOKS_PER_OWNER:
-            raise ValidationError(
-                f"You have {MAX_WEBHOOKS_PER_OWNER} webhooks already; delete one first."
-            )
+            raise TooManyWebhooks()
         return Webhook.objects.create(owner=owner, url=url, events=cleaned)
 
 

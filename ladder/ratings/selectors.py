@@ -8,12 +8,21 @@ from datetime import datetime
 from typing import Any, overload
 
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
+from django.db import connection
 from django.db.models import QuerySet
 
+from ladder.bots.models import Bot
 from ladder.bots.names import display_name
 from ladder.ratings.elo import DEFAULT_PARAMS, EloParams, Rating, band
 from ladder.ratings.models import BotRating
 
+COUNT_SECONDS = 60
+"""How long a big leaderboard's size is kept in the cache."""
+CACHED_FROM = 10_000
+"""A board of fewer bots is counted at every request (under a millisecond); a bigger one's
+count is kept COUNT_SECONDS. Paginators end the last page at the count, so a kept count may
+leave off, for that long, the rows that a new bot pushed past the end of the board."""
 HOME_RULESET = "modern"
 """The ruleset whose leaderboard the home page shows (`/` without ?ruleset=)."""
 
@@ -57,14 +66,26 @@ class Leaderboard:
 
     def _ratings(self) -> QuerySet[BotRating]:
         # A bot taken off the ladder (disabled after its forfeits) keeps its rating but holds
-        # no rank until a valid version puts it back: `off_the_ladder` lists it apart.
-        return BotRating.objects.filter(
-            ruleset=self.ruleset, games__gt=0, bot__disabled__isnull=True
-        )
+        # no rank until a valid version puts it back: `off_the_ladder` lists it apart. They
+        # are left out by id (a hashed subquery over the few of them, through a partial
+        # index), not by a join to every bot: the board stays an index range.
+        off = Bot.objects.filter(disabled__isnull=False).values("id")
+        return BotRating.objects.filter(ruleset=self.ruleset, games__gt=0).exclude(bot_id__in=off)
 
     def __len__(self) -> int:
+        """The bots on the board: an index-only count; from CACHED_FROM bots on, kept
+        COUNT_SECONDS in the cache (the page count, and the end of the last page, may then lag
+        new bots by that much; the rows and ranks of every other page never do)."""
         if self._count is None:
-            self._count = self._ratings().count()
+            # The database's name too: sites (and test runs) on one host may share a cache.
+            database = connection.settings_dict.get("NAME")
+            key = f"leaderboard:count:{database}:{self.ruleset}"
+            cached = cache.get(key)
+            if not isinstance(cached, int) or cached < CACHED_FROM:
+                cached = self._ratings().count()
+                if cached >= CACHED_FROM:
+                    cache.set(key, cached, COUNT_SECONDS)
+            self._count = cached
         return self._count
 
     def count(self) -> int:
@@ -190,9 +211,31 @@ class BotRatingRow:
 def bot_ratings(*, bot_id: int, params: EloParams = DEFAULT_PARAMS) -> list[BotRatingRow]:
     """The bot's rating in each ruleset it has played, by ruleset name, with its band."""
     rows = []
-    for rating in BotRating.objects.filter(bot_id=bot_id).order_by("ruleset"):
+    # Rows without games are the matchmaker's pool entries of a bot not yet rated there.
+    for rating in BotRating.objects.filter(bot_id=bot_id, games__gt=0).order_by("ruleset"):
         low, high = band(Rating(rating.mu, rating.games), params)
         rows.append(
+            BotRatingRow(
+                ruleset=rating.ruleset,
+                elo=round(rating.mu),
+                band_low=round(low),
+                band_high=round(high),
+                games=rating.games,
+                updated=rating.updated,
+            )
+        )
+    return rows
+
+
+def ratings_of_bots(
+    *, bot_ids: list[int], params: EloParams = DEFAULT_PARAMS
+) -> dict[int, list[BotRatingRow]]:
+    """`bot_ratings` of several bots in one query (a page of an owner's bots), by bot id."""
+    rows: dict[int, list[BotRatingRow]] = {bot_id: [] for bot_id in bot_ids}
+    ratings = BotRating.objects.filter(bot_id__in=bot_ids, games__gt=0).order_by("bot", "ruleset")
+    for rating in ratings:
+        low, high = band(Rating(rating.mu, rating.games), params)
+        rows[rating.bot_id].append(
             BotRatingRow(
                 ruleset=rating.ruleset,
                 elo=round(rating.mu),

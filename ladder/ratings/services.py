@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models, transaction
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -26,7 +27,7 @@ def rating_apply(*, match: Match, params: EloParams = DEFAULT_PARAMS) -> list[Ra
     )
     if any(seat.place is None for seat in seats):
         raise ValueError(f"{match} has seats without a place")
-    bot_ids = [seat.bot_version.bot_id for seat in seats]
+    bot_ids = [seat.version.bot_id for seat in seats]
     now = timezone.now()
     with transaction.atomic():
         for bot_id in sorted(bot_ids):
@@ -43,6 +44,7 @@ def rating_apply(*, match: Match, params: EloParams = DEFAULT_PARAMS) -> list[Ra
         if RatingChange.objects.filter(match=match).exists():
             return []
         before = [Rating(rows[bot_id].mu, rows[bot_id].games) for bot_id in bot_ids]
+        peaks = [_peak(rows[bot_id]) for bot_id in bot_ids]
         places = [seat.place for seat in seats if seat.place is not None]
         after = update(before, places, params)
         changes = [
@@ -56,17 +58,68 @@ def rating_apply(*, match: Match, params: EloParams = DEFAULT_PARAMS) -> list[Ra
                 delta=new.mu - old.mu,
                 games_before=old.games,
                 created=now,
+                peak_before=peak,
             )
-            for bot_id, place, old, new in zip(bot_ids, places, before, after, strict=True)
+            for bot_id, place, old, new, peak in zip(
+                bot_ids, places, before, after, peaks, strict=True
+            )
         ]
         RatingChange.objects.bulk_create(changes)
-        for bot_id, place, new in zip(bot_ids, places, after, strict=True):
+        for bot_id, place, new, peak in zip(bot_ids, places, after, peaks, strict=True):
             row = rows[bot_id]
             row.mu, row.games, row.updated = new.mu, new.games, now
+            row.peak = max(peak, new.mu)
             if place == 1:
                 row.wins += 1
-        BotRating.objects.bulk_update(rows.values(), ["mu", "games", "wins", "updated"])
+        BotRating.objects.bulk_update(rows.values(), ["mu", "games", "wins", "updated", "peak"])
     return changes
+
+
+def _peak(row: BotRating) -> float:
+    """The best rating the row has had (its current one before its first rated game)."""
+    return row.mu if row.peak is None else row.peak
+
+
+def ladder_rulesets() -> list[str]:
+    """The rulesets of the ladder's tables (GRASS_LADDER_TABLES), each once."""
+    return sorted({ruleset for ruleset, _ in settings.GRASS_LADDER_TABLES})
+
+
+def rating_pool_join(
+    *,
+    bot_id: int,
+    rulesets: list[str] | None = None,
+    rating_model: type[BotRating] = BotRating,
+    params: EloParams = DEFAULT_PARAMS,
+) -> None:
+    """Give a bot that may play a rating row in each ladder ruleset it has none in (the
+    starting rating, no games): the matchmaker reads only these rows, through two indexes, so
+    every bot it may seat must have one. No-op for the rows that exist. Called when a version
+    passes validation (`receivers`), and by the migration that introduced the pool."""
+    for ruleset in rulesets if rulesets is not None else ladder_rulesets():
+        rating_model.objects.get_or_create(
+            bot_id=bot_id, ruleset=ruleset, defaults={"mu": params.initial}
+        )
+
+
+def rating_peaks_recount(
+    *, rating_model: type[BotRating] = BotRating, change_model: type[RatingChange] = RatingChange
+) -> int:
+    """Set every rated BotRating's `peak` to the best of its history (its first `before` and
+    every `after`); returns the number set. For the migration that added `peak` (hence the
+    model arguments), or a repair."""
+    best = {
+        (bot_id, ruleset): max(top_before, top_after)
+        for bot_id, ruleset, top_before, top_after in change_model.objects.order_by()
+        .values("bot_id", "ruleset")
+        .annotate(b=models.Max("before"), a=models.Max("after"))
+        .values_list("bot_id", "ruleset", "b", "a")
+    }
+    rows = list(rating_model.objects.filter(games__gt=0))
+    for row in rows:
+        row.peak = best.get((row.bot_id, row.ruleset), row.mu)
+    rating_model.objects.bulk_update(rows, ["peak"], batch_size=2000)
+    return len(rows)
 
 
 def rating_wins_recount(

@@ -16,6 +16,7 @@ from django.core.cache import cache
 from engine.game import ENGINE_VERSION, Event
 from engine.log import LogError, read_log
 from engine.replay_frames import document
+from ladder.matches.decisions import decision_marks
 from ladder.matches.selectors import match_finished
 from ladder.matches.services import replay_pack
 
@@ -107,7 +108,10 @@ def replay_document(*, data: bytes, seat: int | None) -> dict[str, Any]:
     """
     events = log_events(data)
     try:
-        return document(events, seat)
+        doc = document(events, seat)
+        # Where its decisions are, for the viewer's steps (`ladder.matches.decisions`).
+        doc["decisions"] = decision_marks(events, seat)
+        return doc
     except LogError:
         raise
     except ValueError as exc:

@@ -21,6 +21,7 @@ from django.views.decorators.http import condition, require_GET, require_POST
 
 from engine.game import ENGINE_VERSION
 from engine.log import LogError
+from ladder.matches.services import match_viewed
 from ladder.replays.selectors import (
     UPLOAD_LIMIT,
     ReplayError,
@@ -102,9 +103,11 @@ def match_replay_json(request: HttpRequest, match_id: int) -> HttpResponse:
     sha = match_log_etag(match_id=match_id)
     if sha is None:
         return _error("no finished match with that id", 404)
+    # Retention keeps the files of matches watched lately (at most one write a day a match).
+    match_viewed(match_id=match_id)
     if request.GET.get("view") in (None, "", "all"):
         stored = match_replay_stored(match_id=match_id)
-        if stored is not None:  # computed by the worker that recorded the match: a file read
+        if stored is not None:  # stored by a worker of an older version: a file read
             response = _gzipped_json(request, stored)
             response["Cache-Control"] = "public, max-age=3600"
             return response

@@ -314,7 +314,10 @@ class TournamentArchiveApi(APIView):
 
     @extend_schema(
         responses={
+            # The bytes of the zip file; octet-stream names them so that every client
+            # generator reads them as bytes (openapi-python-client knows no application/zip).
             (200, "application/zip"): OpenApiResponse(OpenApiTypes.BINARY),
+            (200, "application/octet-stream"): OpenApiResponse(OpenApiTypes.BINARY),
             404: OpenApiResponse(description="Not finished (yet)."),
         }
     )

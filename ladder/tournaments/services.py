@@ -457,7 +457,7 @@ def _table_result(
     for game in games:
         if game.match.status == Match.Status.FINISHED:
             rotations.append(
-                {entries[s.bot_version.bot_id].pk: s.total or 0 for s in game.match.seats.all()}
+                {entries[s.version.bot_id].pk: s.total or 0 for s in game.match.seats.all()}
             )
         else:  # failed for good: a draw with no money (see the module docstring)
             rotations.append({pk: 0 for pk in table.seats})
@@ -466,9 +466,7 @@ def _table_result(
         # One game: the places are the engine's (a forfeit ranks last even with more money).
         result = standings.TableResult(
             table=result.table,
-            places={
-                entries[s.bot_version.bot_id].pk: s.place or 1 for s in games[0].match.seats.all()
-            },
+            places={entries[s.version.bot_id].pk: s.place or 1 for s in games[0].match.seats.all()},
             totals=result.totals,
         )
     stored: dict[str, Any] = {

@@ -44,13 +44,13 @@ def box_made(request: pytest.FixtureRequest, sandbox_ready: None) -> Iterator[st
 
 @pytest.fixture(autouse=True)
 def _record_claims(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Record the uids this test's boxes claim (`tests.bots.boxes.own_leftovers`)."""
+    """Record the boxes this test claims (`tests.bots.boxes.own_leftovers`)."""
     boxes.CLAIMED.clear()
-    claim = home.claim_uid
+    claim = home.claim_box
 
     def recorded() -> home.Claim:
         made = claim()
-        boxes.CLAIMED.append(made.uid)
+        boxes.CLAIMED.append(made.box)
         return made
 
-    monkeypatch.setattr(home, "claim_uid", recorded)
+    monkeypatch.setattr(home, "claim_box", recorded)

@@ -4,9 +4,12 @@ compiler's output; `--no-sandbox` says plainly what it does not do."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 STARTERS = Path(__file__).resolve().parents[2] / "bots" / "starters"
 
@@ -17,16 +20,24 @@ def grass(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_a_compiled_bot_is_built_then_played_in_the_sandbox(sandbox_ready: None) -> None:
+@pytest.mark.slow
+def test_a_compiled_bot_is_built_then_played_in_the_sandbox(
+    sandbox_ready: None, tmp_path: Path
+) -> None:
+    report = tmp_path / "report.json"
     done = grass(
         "match", str(STARTERS / "cpp"), str(STARTERS / "rust"), "greedy",
-        "--games", "1", "--max-hands", "1",
+        "--games", "1", "--max-hands", "1", "--json", str(report),
     )  # fmt: skip
     assert done.returncode == 0, done.stderr + done.stdout
     assert "NOT sandboxed" not in done.stdout
     for name in ("cpp", "rust", "greedy"):
         assert name in done.stdout
-    assert " 0 " in done.stdout.splitlines()[-2]  # the last row's strikes and forfeits
+    # Every seat played its hand: built, started and answered, with no strike or forfeit.
+    rows = {row["bot"]: row for row in json.loads(report.read_text())}
+    assert sorted(rows) == ["cpp", "greedy", "rust"]
+    for row in rows.values():
+        assert (row["games"], row["strikes"], row["forfeits"]) == (1, 0, 0), row
 
 
 def test_a_build_that_fails_shows_the_compiler(sandbox_ready: None, tmp_path: Path) -> None:

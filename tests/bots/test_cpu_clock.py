@@ -121,3 +121,38 @@ def test_the_bank_pays_for_cpu_past_the_decision_time(sandbox_ready: None, spent
     assert found["bankTrue"] == 1_000
     assert 1_000 - spent_ms - 60 <= found["bankFalse"] <= 1_000 - spent_ms
     assert match.seats[0].timeouts == 0
+
+
+def test_time_a_box_waits_for_a_cpu_is_not_charged_to_its_bot(sandbox_ready: None) -> None:
+    """A bot that thinks its whole CPU budget in a box given a fifth of a CPU needs five times
+    that in wall time, past the backstop of three times: before, every such decision was a
+    "timeout" strike and the bot forfeited (a strong bot at 600 ms a decision forfeited every
+    game on a host at load 13, its box getting under a third of a core). The box's run delay,
+    here its CPU quota's throttling, now moves the backstop: no strike, and the bot's wall bank
+    is untouched. (A crowded host delays a box's threads the same way: /proc schedstat counts
+    both.)"""
+    bot = hostile(
+        """
+        class Thinker(Quiet):
+            def choose(self, obs):
+                self.thought = getattr(self, "thought", 0) + 1
+                while self.thought <= 3 and obs.cpu_left() > 0.05:  # think till told to stop
+                    pass
+                return obs.legal[0]
+
+
+        run(Thinker())
+        """
+    )
+    tc = TimeControl(decision_ms=400, bank_ms=0, startup_ms=STARTUP_MS)
+    match = play_match(
+        [bot, load_bot("random")],
+        seed=5,
+        limits={"max_hands": 1},
+        time_control=tc,
+        resources=Limits(cpus=0.2),
+    )
+    thinker = match.seats[0]
+    assert thinker.faults == [], thinker.faults
+    assert thinker.max_think_ms > tc.wall_factor * tc.decision_ms  # it did wait past 1.2 s
+    assert_finished(match, attacker_forfeits=False)

@@ -19,6 +19,7 @@ import os
 import socket
 import subprocess
 import textwrap
+import time
 import uuid
 from dataclasses import replace
 from pathlib import Path
@@ -26,6 +27,7 @@ from typing import Any
 
 import pytest
 
+from bots import protocol
 from bots.runner import home, runtime
 from bots.runner.botfiles import BotSource, load_bot
 from bots.runner.match import MatchResult, SeatReport, TimeControl, play_match
@@ -767,7 +769,7 @@ def test_sleeping_past_the_deadline_strikes_then_forfeits(sandbox_ready: None) -
     match = play(bot, time_control=TimeControl(decision_ms=200, bank_ms=300))
     attacker = match.seats[0]
     assert fault_kinds(attacker) == ["timeout", "timeout", "timeout", "forfeit"]
-    assert all(" ms of wall time (" in f["detail"] for f in attacker.faults[:3])
+    assert all(" ms of wall time" in f["detail"] for f in attacker.faults[:3])
     assert attacker.cpu_ms < 300
     assert [f.get("strike") for f in attacker.faults[:3]] == [1, 2, 3]
     assert attacker.timeouts == 3 and attacker.decisions == 3
@@ -825,6 +827,53 @@ def test_a_late_reply_is_not_taken_as_the_next_answer(sandbox_ready: None) -> No
     assert_finished(match, attacker_forfeits=False)
 
 
+LATE_FLOOD = """
+    import json, sys
+    out = sys.stdout.buffer
+    def encoded(message):
+        return (json.dumps(message) + "\\n").encode()
+
+    # Numbers: the costliest bytes to parse (each one a Python int), written at no cost (the
+    # eight lines are made once: a bot pays only to copy them into the pipe).
+    LATE = encoded({"type": "action", "id": 1, "action": "x", "pad": [0] * (PAD // 3)}) * 8
+    for line in sys.stdin:
+        message = json.loads(line)
+        if message["type"] == "hello":
+            out.write(b'{"type": "ready", "protocol": 1}\\n')
+        elif message["type"] == "act":
+            if message["id"] > 1:
+                out.write(LATE)  # eight late answers to request 1, each read and skipped
+            legal = message["observation"]["legal"]
+            out.write(encoded({"type": "action", "id": message["id"], "action": legal[0]}))
+        elif message["type"] == "game_end":
+            break
+        out.flush()
+"""
+
+
+@pytest.mark.parametrize("pad", [1_000_000, 30_000], ids=["1MB-lines", "30KB-lines"])
+def test_a_flood_of_late_answers_costs_the_referee_little(sandbox_ready: None, pad: int) -> None:
+    """Eight ~1 MB late answers at every decision (answers to request 1, skipped as late) were
+    each parsed: 86 s of the referee's CPU for a one-hand match whose bot was charged 1.1 s, and
+    no strike. A bot's line is at most 64 KiB now (longer: a forfeit), and a request takes at
+    most 4 lines and 128 KiB (more: a "flood" strike): the referee's CPU stays within a small
+    multiple of the bots' own, whatever a bot sends. Measured in CPU, not wall time."""
+    bot = raw_bot(LATE_FLOOD.replace("PAD", str(pad)), name="late-flood")
+    before = time.thread_time()
+    match = play(bot, time_control=TimeControl(decision_ms=1_000, startup_ms=STARTUP_MS))
+    referee_s = time.thread_time() - before
+    attacker = match.seats[0]
+    bots_s = sum(seat.cpu_ms for seat in match.seats) / 1000
+    assert referee_s < 0.5 + 3 * bots_s, (referee_s, bots_s)
+    if pad > protocol.MAX_REPLY:
+        assert fault_kinds(attacker) == ["protocol", "forfeit"]
+        assert "longer than 65536 bytes" in attacker.forfeit_reason
+    else:
+        assert fault_kinds(attacker) == ["flood"] * 3 + ["forfeit"]
+        assert "late answers count" in attacker.faults[0]["detail"]
+    assert_finished(match, attacker_forfeits=True)
+
+
 # ---------------------------------------------------------------------------- 12-13. streams
 
 
@@ -868,6 +917,52 @@ def test_a_1gb_flood_is_capped(sandbox_ready: None, stream: int, unit: bytes) ->
         assert "not JSON" in attacker.faults[0]["detail"]
     else:
         assert kinds == ["timeout"] * 3 + ["forfeit"]
+
+
+STDERR_FLOOD = """
+    class Flooder(Quiet):
+        def choose(self, obs):
+            # A debug line's worth of bytes many times over, at every decision, then an answer.
+            for _ in range({{CHUNKS}}):
+                os.write(2, b"z" * 65535 + b"\\n")
+            return obs.legal[0]
+
+
+    run(Flooder())
+    """
+
+
+def test_a_stderr_flood_at_every_decision_changes_nothing_for_the_others(
+    sandbox_ready: None,
+) -> None:
+    """A bot that writes 4 MiB of stderr at each of its decisions, then answers: the game is
+    the same as the same bot's without the flood (its answers, its opponent's, every event),
+    nobody is struck, the debug lines kept are the latest 64 KiB with the cut counted, and the
+    referee's CPU stays within a small multiple of the bots' own (the flood is read and
+    dropped, a memory copy per byte). Measured in CPU, not wall time."""
+    quiet = play(hostile(STDERR_FLOOD, CHUNKS=0), time_control=ROOMY)
+    before = time.thread_time()
+    flooded = play(hostile(STDERR_FLOOD, CHUNKS=64), time_control=ROOMY)
+    referee_s = time.thread_time() - before
+    bots_s = sum(seat.cpu_ms for seat in flooded.seats) / 1000
+    assert referee_s < 0.5 + 3 * bots_s, (referee_s, bots_s)
+    assert_finished(flooded, attacker_forfeits=False)
+    assert flooded.log_text() == quiet.log_text()
+    attacker, opponent = flooded.seats
+    assert attacker.faults == [] and attacker.strikes == 0
+    assert opponent.debug.entries == [] and opponent.stderr == ""
+    assert len(attacker.stderr) <= 4_000
+    debug = attacker.debug
+    assert debug.size == debug.keep == 64 * 1024
+    assert sum(len(entry.data) for entry in debug.entries) == debug.size
+    # Every decision that reached `choose` flooded (the SDK answers some without it).
+    flooding = debug.cut_entries + len(debug.entries)
+    assert attacker.decisions / 2 < flooding <= attacker.decisions
+    assert debug.cut_bytes == flooding * 64 * 65536 - debug.size
+    # The last flooding decision's lines are its own last 64 KiB, cut at their head: one entry.
+    # (It is the seat's last decision unless the SDK answered that one without `choose`.)
+    (last,) = debug.entries
+    assert last.request <= attacker.decisions and last.cut == 64 * 65536 - debug.size
 
 
 def test_closing_stdout_is_caught_by_the_deadline(sandbox_ready: None) -> None:

@@ -68,6 +68,7 @@ def test_it_plays_clean_games_in_the_sandbox(sandbox_ready: None) -> None:
         assert "Traceback" not in learned.stderr
 
 
+@pytest.mark.slow
 def test_the_training_command_trains(tmp_path: Path) -> None:
     """A tiny run of the real pipeline: teacher games, training, DAgger, the check."""
     out = tmp_path / "weights.npz"
@@ -78,6 +79,8 @@ def test_the_training_command_trains(tmp_path: Path) -> None:
     assert 0 < made["accuracy"] <= 1
     trained = Policy.load(out)
     assert LearnedBot(trained).policy is trained
-    # Trained, not the initial weights: the same seed's initialisation scores differently.
+    # Trained, not the initial weights: the same seed's initialisation differs. (Two epochs
+    # over a few hundred samples need not move any weight by 0.01: with strong's belief
+    # sampling as the teacher, none did; 1e-4 is still far above float noise.)
     fresh = train_learned.init(np.random.default_rng(1))
-    assert not np.allclose(trained.params[0], fresh["w1"], atol=1e-2)
+    assert not np.allclose(trained.params[0], fresh["w1"], atol=1e-4)

@@ -10,13 +10,15 @@ from __future__ import annotations
 import os
 import shlex
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from bots.runner import cgroups, home, pool
+from bots.runner import home, pool
 from bots.runner.botfiles import BadBot, BotSource, load_bot
 from bots.runner.languages import LANGUAGES, detect
 from bots.runner.match import box_limits, play_match, start_bot, stop_bot
+from bots.runner.sandbox import Box
 
 READY = b'{"type":"ready","protocol":1}'
 ECHO = BotSource(
@@ -31,12 +33,12 @@ ECHO = BotSource(
 LIMITS = box_limits(detect(ECHO.files))
 
 
-def gone(uid: int) -> bool:
-    """Nothing of the box of `uid` is left: no cgroup, no code folder, its uid free."""
+def gone(box: Box) -> bool:
+    """Nothing of `box` is left: no cgroup, no code folder, its id free."""
     return (
-        not cgroups.box_cgroup(str(uid)).exists()
-        and not home.box_dir(uid).exists()
-        and uid not in home.leftovers()
+        not Path(box.facts["procs"]).parent.exists()
+        and not Path(box.facts["dir"]).exists()
+        and box.id not in home.leftovers()
     )
 
 
@@ -66,7 +68,7 @@ def test_a_bot_starts_in_the_box_made_for_it(empty_pool: pool.Pool) -> None:
         assert answers(proc) == READY
     finally:
         stop_bot(proc, box, None)
-    assert gone(ready.box.uid)
+    assert gone(ready.box)
 
 
 def test_a_box_is_made_again_for_each_one_used_or_missed(empty_pool: pool.Pool) -> None:
@@ -77,11 +79,11 @@ def test_a_box_is_made_again_for_each_one_used_or_missed(empty_pool: pool.Pool) 
     empty_pool.replenish()
     assert [ready.limits for ready in empty_pool.ready] == [LIMITS, LIMITS]
     assert all(ready.wait_up() for ready in empty_pool.ready)
-    uids = [ready.box.uid for ready in empty_pool.ready]
+    made = [ready.box for ready in empty_pool.ready]
     empty_pool.replenish()  # nothing used since
     assert len(empty_pool.ready) == 2
     empty_pool.close()
-    assert all(gone(uid) for uid in uids)
+    assert all(gone(box) for box in made)
 
 
 def test_the_pool_keeps_at_most_its_size(sandbox_ready: None) -> None:
@@ -97,7 +99,7 @@ def test_the_pool_keeps_at_most_its_size(sandbox_ready: None) -> None:
         small.close()
         for ready in taken:  # taken boxes are the taker's to destroy
             ready.discard()
-    assert all(gone(ready.box.uid) for ready in taken)
+    assert all(gone(ready.box) for ready in taken)
 
 
 def test_a_box_with_other_limits_is_not_taken(empty_pool: pool.Pool) -> None:
@@ -108,7 +110,7 @@ def test_a_box_with_other_limits_is_not_taken(empty_pool: pool.Pool) -> None:
     ready = empty_pool.take(java)
     assert ready is not None
     ready.discard()
-    assert gone(ready.box.uid)
+    assert gone(ready.box)
 
 
 def test_a_dead_waiter_falls_back_to_a_box_made_at_start(empty_pool: pool.Pool) -> None:
@@ -122,7 +124,7 @@ def test_a_dead_waiter_falls_back_to_a_box_made_at_start(empty_pool: pool.Pool) 
         assert answers(proc) == READY
     finally:
         stop_bot(proc, box, None)
-    assert gone(ready.box.uid)
+    assert gone(ready.box)
 
 
 def test_files_that_cannot_be_staged_are_the_bots_fault_and_leave_nothing(
@@ -134,7 +136,7 @@ def test_files_that_cannot_be_staged_are_the_bots_fault_and_leave_nothing(
     with pytest.raises(BadBot, match="is both a file and the folder"):
         start_bot(bad, True)
     assert empty_pool.ready == []
-    assert gone(ready.box.uid)
+    assert gone(ready.box)
 
 
 def test_a_forked_child_leaves_its_parents_boxes_alone(empty_pool: pool.Pool) -> None:

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bots.protocol import MAX_LINE, ProtocolError, parse_reply, shown
+from tests.tiers import examples
 
 HOSTILE_LINES = [
     b"[" * 200_000,
@@ -67,7 +68,7 @@ def test_deep_nesting_and_huge_numbers_are_protocol_errors() -> None:
 
 
 @given(st.binary(max_size=2_000))
-@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), suppress_health_check=[HealthCheck.too_slow])
 def test_arbitrary_bytes(line: bytes) -> None:
     check(line)
 
@@ -90,7 +91,7 @@ JSON = st.recursive(
     st.sampled_from(["type", "id", "action", "x"]),
     st.sampled_from(["action", "ready", "bogus", 1, None]),
 )
-@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), suppress_health_check=[HealthCheck.too_slow])
 def test_arbitrary_json_in_every_field(value: object, key: str, kind: object) -> None:
     message = {"type": kind, "id": 1, "action": "end", key: value}
     try:
@@ -102,13 +103,13 @@ def test_arbitrary_json_in_every_field(value: object, key: str, kind: object) ->
 
 
 @given(st.integers(min_value=1, max_value=300_000), st.sampled_from([b"[", b"{", b'{"a":']))
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 def test_nesting_of_any_depth(depth: int, opener: bytes) -> None:
     check(opener * depth)
 
 
 @given(st.integers(min_value=4_000, max_value=20_000))
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 def test_numbers_of_any_length(digits: int) -> None:
     check(b'{"type":"action","id":' + b"7" * digits + b',"action":"end"}')
     check(b'{"type":"action","id":1,"action":"end","x":' + b"7" * digits + b"}")

@@ -34,6 +34,7 @@ from engine.log import game_from_header, read_log, replay
 from engine.observation import redact
 from engine.rules import ruleset_limits
 from tests.bots.test_hostile import assert_finished, fault_kinds, play, raw_bot
+from tests.tiers import examples
 
 CLOCKS = {"bank_ms": 30_000, "cpu_ms": 31_000, "wall_ms": 93_000}
 
@@ -136,7 +137,7 @@ variants = st.builds(
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.sampled_from(["modern", "classic"]),
     st.integers(min_value=2, max_value=6),
@@ -153,6 +154,7 @@ def test_the_rebuilt_observation_is_observe_at_every_decision(
     assert check_every_decision(game, random.Random(seed)) > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("ruleset", "players", "chosen"),
     [
@@ -177,7 +179,7 @@ def test_a_new_hand_sends_the_notes_whole(ruleset: str, players: int, seed: int)
     check_every_decision(game, random.Random(seed))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.sampled_from(["modern", "classic"]),
     st.integers(min_value=2, max_value=6),

@@ -142,7 +142,15 @@ def _episode(env: GrassSingleEnv, seed: int) -> tuple[float, int, dict[str, Any]
             return reward, steps, info
 
 
-@pytest.mark.parametrize("opponents", [["random"] * 3, ["greedy"] * 3, ["strong", "greedy"]])
+@pytest.mark.parametrize(
+    "opponents",
+    [
+        ["random"] * 3,
+        ["greedy"] * 3,
+        # strong searches at every decision: seconds of a game (the full run plays it).
+        pytest.param(["strong", "greedy"], marks=pytest.mark.slow),
+    ],
+)
 def test_one_learner_plays_whole_games_against_chosen_opponents(opponents: list[str]) -> None:
     env = GrassSingleEnv(opponents=opponents, limits={"max_hands": 2})
     for seed in range(2):

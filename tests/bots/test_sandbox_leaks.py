@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from bots.runner import home, pool, sandbox
+from bots.runner import boxctl, home, pool, sandbox
 from bots.runner.botfiles import BadBot, BotSource, load_bot
 from bots.runner.match import InfrastructureFault, TimeControl, play_match, start_bot, stop_bot
 from bots.runner.sandbox import Box
@@ -33,6 +33,10 @@ from tests.bots.test_hostile import STARTUP_MS
 ROOT = Path(__file__).resolve().parents[2]
 ROUNDS = 2 if os.environ.get("GRASS_VM") else 6
 """Rounds of every way to fail (fewer in the emulated cgroup v2 VM, where all is slower)."""
+
+
+def HOME() -> Path:
+    return Path(home.layout()["home"])
 
 
 def open_fds() -> set[str]:
@@ -54,14 +58,14 @@ def unstageable() -> BotSource:
 
 
 def killed_runner() -> int:
-    """A runner process that starts a bot in a box, then is SIGKILLed; returns the box's uid."""
+    """A runner process that starts a bot in a box, then is SIGKILLed; returns the box's id."""
     script = textwrap.dedent(
         """
         import sys, time
         from bots.runner.botfiles import load_bot
         from bots.runner.match import start_bot
         proc, box, _ = start_bot(load_bot("random"), True)
-        print(box.uid, flush=True)
+        print(box.id, flush=True)
         time.sleep(600)
         """
     )
@@ -82,7 +86,7 @@ def test_no_start_leaks_on_any_path(sandbox_ready: None, monkeypatch: pytest.Mon
     sandbox.sweep()
     fds_before = open_fds()
     old_before = old_layout_folders()
-    real_chown = os.chown
+    real_fchmod = os.fchmod
 
     def disk_full(*args: object) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
@@ -92,10 +96,10 @@ def test_no_start_leaks_on_any_path(sandbox_ready: None, monkeypatch: pytest.Mon
         with pytest.raises(BadBot, match="is both a file and the folder"):
             start_bot(unstageable(), True)
         # A stage that fails on the host (disk full half-way): an infrastructure fault.
-        monkeypatch.setattr(os, "chown", disk_full)
+        monkeypatch.setattr(os, "fchmod", disk_full)
         with pytest.raises(InfrastructureFault, match="No space left"):
             start_bot(load_bot("random"), True)
-        monkeypatch.setattr(os, "chown", real_chown)
+        monkeypatch.setattr(os, "fchmod", real_fchmod)
         # A start that fails after staging.
         monkeypatch.setattr(Box, "start", lambda *_: (_ for _ in ()).throw(OSError("no exec")))
         with pytest.raises(InfrastructureFault):
@@ -121,10 +125,10 @@ def test_no_start_leaks_on_any_path(sandbox_ready: None, monkeypatch: pytest.Mon
     removed = sandbox.sweep()
     assert removed["boxes"] >= len(killed)
     assert home.leftovers() == []
-    for uid in killed:
-        assert not (home.HOME / "boxes" / str(uid)).exists()
+    for box in killed:
+        assert not (HOME() / "boxes" / str(box)).exists()
         assert not any(
-            (Path("/sys/fs/cgroup") / c / "grass" / str(uid)).exists()
+            (Path("/sys/fs/cgroup") / c / "grass-box" / str(box)).exists()
             for c in ("memory", "pids", "freezer")
         )
     assert open_fds() == fds_before
@@ -133,27 +137,31 @@ def test_no_start_leaks_on_any_path(sandbox_ready: None, monkeypatch: pytest.Mon
 
 @pytest.mark.cgroups
 def test_a_claimed_uid_starts_clean(sandbox_ready: None) -> None:
-    """A uid whose dead box was never swept is cleaned by the next box that claims it."""
-    uid = killed_runner()
+    """A box id whose dead box was never swept is cleaned by the next box made with that id
+    (the program's `init` removes what the id left first)."""
+    box = killed_runner()
     claim = None
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:  # claim exactly that uid (the range is walked)
-        claim = home.claim_uid()
-        if claim.uid == uid:
+    while time.monotonic() < deadline:  # claim exactly that id (the range is walked)
+        claim = home.claim_box()
+        if claim.box == box:
             break
         claim.release()
         claim = None
-    assert claim is not None, "could not claim the dead box's uid again"
+    assert claim is not None, "could not claim the dead box's id again"
     try:
-        assert not (home.HOME / "boxes" / str(uid)).exists()
-        assert uid not in home.leftovers()
+        assert (HOME() / "boxes" / str(box)).exists()  # still there: claiming is not making
+        boxctl.call("init", "--box", str(box))
+        assert not list((HOME() / "boxes" / str(box)).iterdir())  # made anew, empty
+        assert box not in home.leftovers()
     finally:
+        boxctl.call("cleanup", "--box", str(box))
         claim.release()
 
 
-def _uid_is_free(uid: int) -> bool:
-    """Whether nobody holds `uid`'s lock (taken and let go again at once)."""
-    fd = os.open(home.HOME / "uids" / str(uid), os.O_RDWR)
+def _uid_is_free(box: int) -> bool:
+    """Whether nobody holds box `box`'s claim (taken and let go again at once)."""
+    fd = os.open(HOME() / "claims" / str(box), os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -169,11 +177,11 @@ def test_a_forked_child_does_not_keep_its_parents_uids(sandbox_ready: None, kind
     uid locks; an flock lasts while any copy is open, so before the fork hook the child kept
     the uid held, and its box unswept, after the parent let it go."""
     if kind == "claimed":
-        claim = home.claim_uid()
-        uid, let_go = claim.uid, claim.release
+        claim = home.claim_box()
+        uid, let_go = claim.box, claim.release
     else:
         ready = pool.prepare(sandbox.Limits())
-        uid, let_go = ready.box.uid, ready.discard
+        uid, let_go = ready.box.id, ready.discard
     read, write = os.pipe()
     child = os.fork()
     if child == 0:  # the child: say it is up, then outlive the parent's release
@@ -194,11 +202,13 @@ def test_a_forked_child_does_not_keep_its_parents_uids(sandbox_ready: None, kind
 
 
 def test_one_runtime_copy_per_code_version(sandbox_ready: None) -> None:
-    first = home.runtime_dir()
-    assert home.runtime_dir() == first
-    assert first.parent == home.HOME and (first / "launch.py").is_file()
-    assert oct(first.stat().st_mode & 0o777) == "0o755"
-    assert os.path.ismount(home.HOME)
+    first = home.runtime_name()
+    again = boxctl.facts("runtime", stdin=home.runtime_stream(home.runtime_files()))
+    assert again["runtime"] == first
+    folder = HOME() / "runtimes" / first
+    assert (folder / "launch.py").is_file()
+    assert oct(folder.stat().st_mode & 0o777) == "0o755"
+    assert os.path.ismount(HOME())
 
 
 def _series(jobs: int, games: int) -> list[str]:
@@ -249,7 +259,7 @@ def test_a_series_in_parallel_jobs_leaves_no_box_behind(sandbox_ready: None) -> 
 def _hold_a_ready_box() -> int:
     """In a job process: make a box ahead and keep it; its uid."""
     pool.POOL.fill(sandbox.Limits(), 1)
-    return pool.POOL.ready[0].box.uid
+    return pool.POOL.ready[0].box.id
 
 
 def test_a_job_process_destroys_the_boxes_it_made_ahead_as_it_ends(sandbox_ready: None) -> None:
@@ -261,3 +271,29 @@ def test_a_job_process_destroys_the_boxes_it_made_ahead_as_it_ends(sandbox_ready
 
     assert uid not in home.leftovers()
     assert set(home.leftovers()) - before == set()
+
+
+def test_a_code_folder_of_the_layout_before_is_removed_as_its_owner(sandbox_ready: None) -> None:
+    """A host upgraded with boxes in it has code folders that are not mounts of their own: the
+    box program empties such a folder in a process running as its owner (a root walk of a
+    caller's folder once followed a link the caller swapped in), and takes no time over a
+    FIFO or a link to a host folder in it."""
+    import pwd
+
+    grass = pwd.getpwnam("grass")
+    claim = home.claim_box()
+    folder = HOME() / "boxes" / str(claim.box)
+    try:
+        boxctl.call("cleanup", "--box", str(claim.box))
+        folder.mkdir()
+        (folder / "sub" / "deeper").mkdir(parents=True)
+        (folder / "sub" / "deeper" / "file").write_text("x")
+        (folder / "to-etc").symlink_to("/etc")
+        os.mkfifo(folder / "fifo")
+        for path in [folder, *folder.rglob("*")]:
+            os.lchown(path, grass.pw_uid, grass.pw_gid)
+        boxctl.call("cleanup", "--box", str(claim.box))
+        assert not folder.exists()
+        assert Path("/etc/passwd").is_file()
+    finally:
+        claim.release()

@@ -14,7 +14,12 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import celery, celery_env, redis_ready  # noqa: F401  (fixtures)
+from tests.e2e.conftest import (  # noqa: F401  (fixtures)
+    celery,
+    celery_env,
+    redis_ready,
+    worker_user,
+)
 from tests.ladder.conftest import (  # noqa: F401  (fixtures used by this folder's tests)
     _remove_test_media,
     _unavailable,
@@ -23,6 +28,8 @@ from tests.ladder.conftest import (  # noqa: F401  (fixtures used by this folder
     finished_match,
     owner,
     postgres_ready,
+    sandbox_ready,
+    stranger,
     valid_version,
 )
 

@@ -55,6 +55,10 @@ def test_every_page_has_landmarks_labels_names_and_a_skip_link(
     versions = [valid_version(name) for name in names]
     match: Match = attach_log(finished_match(versions, [1, 2, 3]), game_log(names, 3, hands=1))
     tournament = make_tournament()
+    # A person's game waiting for a worker: its page holds the live table.
+    waiting = Match.objects.create(rated=False)
+    waiting.seats.create(seat=0, player=owner)
+    waiting.seats.create(seat=1, bot_version=versions[1])
     owner.set_password("pw-for-the-audit")
     owner.save()
     base = live_server.url
@@ -62,11 +66,14 @@ def test_every_page_has_landmarks_labels_names_and_a_skip_link(
         "/",
         f"/bots/{versions[0].bot_id}/",
         f"/matches/{match.pk}/",
+        f"/matches/{waiting.pk}/",
         "/tournaments/",
         f"/tournaments/{tournament.pk}/",
         "/replay/",
+        "/write-a-bot/",
         "/login/",
         "/signup/",
+        "/play/",  # signed out: what Play is, and the ways in
         "/no-such-page/",  # the 404 page is a page of the site too
     ]
     for path in anonymous:
@@ -79,7 +86,17 @@ def test_every_page_has_landmarks_labels_names_and_a_skip_link(
     page.get_by_label("Password").fill("pw-for-the-audit")
     page.get_by_role("button", name="Log in").click()
     page.get_by_role("button", name=f"Log out {owner.username}").wait_for()
-    for path in ["/bots/new/", f"/bots/{versions[0].bot_id}/upload/", "/account/notifications/"]:
+    signed_in = [
+        "/bots/new/",
+        f"/bots/{versions[0].bot_id}/upload/",
+        f"/bots/{versions[0].bot_id}/",  # the owner's: with the debug lines' setting
+        "/account/notifications/",
+        "/account/bots/",
+        "/challenges/",
+        "/play/",
+        f"/matches/{waiting.pk}/",
+    ]
+    for path in signed_in:
         page.goto(base + path)
         assert page.evaluate(AUDIT) == [], path
 

@@ -89,6 +89,8 @@ def test_stepping_through_a_match_with_buttons_keys_and_slider(
     open_viewer(page, f"{live_server.url}/matches/{match.pk}/")
     first, total = position(page)
     assert first == 1 and total > 50
+    # By event (steps go by decision by default: tests/browser/test_replay_steps_browser.py).
+    page.select_option("#replay [data-role=step]", "event")
     assert event_line(page).startswith("Grass (modern rules")
 
     page.get_by_role("button", name="Next", exact=True).click()

@@ -149,6 +149,8 @@ def test_sign_up_upload_play_replay_and_chart(
     page.wait_for_selector("#replay [data-role=body]:not([hidden])")
     position = page.locator("#replay [data-role=position]")
     assert position.inner_text().startswith("Event 1 of ")
+    # By event (steps go by decision by default: tests/browser/test_replay_steps_browser.py).
+    page.select_option("#replay [data-role=step]", "event")
     for _ in range(3):
         page.get_by_role("button", name="Next", exact=True).click()
     assert position.inner_text().startswith("Event 4 of ")

@@ -4,12 +4,17 @@ on the test database, the test Redis database and the test media folder.
 They run `ladder.settings` (the production settings module) configured from the environment,
 as a worker host would, not the test settings. Each process starts in its own session so that
 a test can kill it and everything it started, as the OOM killer or a power cut would.
+
+Workers run as the worker's unprivileged user (GRASS_WORKER_USER, `grass`, made by
+deploy/install-box.sh), as in production: they reach root only through the box program's sudo
+rule, whose installed copy must be this checkout's (installed again here when it is not).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import pwd
 import re
 import signal
 import subprocess
@@ -45,6 +50,42 @@ def redis_ready() -> None:
         redis.Redis.from_url(settings.CELERY_BROKER_URL, socket_timeout=3).ping()
     except redis.RedisError as exc:
         _unavailable("Redis", exc)
+
+
+WORKER_USER = os.environ.get("GRASS_WORKER_USER", "grass")
+
+
+@pytest.fixture(scope="session")
+def worker_user() -> pwd.struct_passwd:
+    """The worker's user, with this checkout's box program installed for it; the suite fails
+    (it does not skip) when a worker could not run here unprivileged."""
+    from bots.runner import boxctl
+
+    try:
+        user = pwd.getpwnam(WORKER_USER)
+    except KeyError:
+        pytest.fail(f"no user {WORKER_USER!r} for the workers: run deploy/setup.sh")
+    installed = subprocess.run(
+        [boxctl.INSTALLED, "version"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    if installed != f"version:{boxctl.source_version()}":
+        subprocess.run(["bash", str(REPO / "deploy" / "install-box.sh")], check=True)
+    readable = subprocess.run(
+        [*as_user(user), "test", "-r", str(REPO / "manage.py"), "-a", "-x", sys.executable],
+        check=False,
+    )
+    if readable.returncode != 0:
+        pytest.fail(
+            f"user {WORKER_USER} cannot read {REPO} or run {sys.executable}: the checkout and its "
+            ".venv must be readable by the worker's user (deploy/setup.sh makes .venv on "
+            "/usr/bin/python3)"
+        )
+    return user
+
+
+def as_user(user: pwd.struct_passwd) -> list[str]:
+    """The command prefix that runs a command as `user`, with its groups and nothing more."""
+    return ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--init-groups", "--"]
 
 
 @dataclass
@@ -100,16 +141,29 @@ E2E_APPLICATION = "grass-e2e"
 
 
 @pytest.fixture
-def celery_env(settings: object, tmp_path: Path, redis_ready: None) -> dict[str, str]:
-    """The environment of a worker host pointed at this test's database, broker and media."""
+def celery_env(
+    settings: object, tmp_path: Path, redis_ready: None, worker_user: pwd.struct_passwd
+) -> Iterator[dict[str, str]]:
+    """The environment of a worker host pointed at this test's database, broker and media.
+    The media folder is the workers' to write (they run as the worker's user); the test's own
+    writes there make folders anyone may write (settings_test's STORAGES)."""
+    import shutil
+    import tempfile
+
     from django.db import connection
 
+    media = Path(settings.MEDIA_ROOT)  # type: ignore[attr-defined]
+    media.chmod(0o777)
+    cache = Path(tempfile.mkdtemp(prefix="grass-e2e-cache-"))
+    os.chown(cache, worker_user.pw_uid, worker_user.pw_gid)
+
     db = connection.settings_dict
+    env: dict[str, str]
     url = (
         f"postgres://{db['USER'] or 'postgres'}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}"
         f"/{db['NAME']}"
     )
-    return {
+    env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "ladder.settings",
         "SECRET_KEY": "e2e-" + "k" * 40,
@@ -117,19 +171,27 @@ def celery_env(settings: object, tmp_path: Path, redis_ready: None) -> dict[str,
         "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,  # type: ignore[attr-defined]
         "MEDIA_ROOT": str(settings.MEDIA_ROOT),  # type: ignore[attr-defined]
         # The workers' file cache (replays, the matchmaker's count of workers): this test's own.
-        "CACHE_DIR": str(tmp_path / "cache"),
+        "CACHE_DIR": str(cache),
         "GRASS_SANDBOXED": "true",
         "GRASS_VALIDATE_INLINE": "false",
         "PYTHONUNBUFFERED": "1",
         # libpq names the workers' and beat's sessions, so teardown waits for theirs alone.
         "PGAPPNAME": E2E_APPLICATION,
+        # No file of the test's own (it is root's) for a worker to touch.
+        "HOME": str(cache),
     }
+    yield env
+    shutil.rmtree(cache, ignore_errors=True)
 
 
 @pytest.fixture
-def celery(celery_env: dict[str, str], tmp_path: Path) -> Iterator[Callable[..., CeleryProcess]]:
-    """`celery(kind, concurrency=1, **env)`: start a worker or beat; all are stopped after the
-    test (beat first, so no new work arrives while workers finish theirs).
+def celery(
+    celery_env: dict[str, str], tmp_path: Path, worker_user: pwd.struct_passwd
+) -> Iterator[Callable[..., CeleryProcess]]:
+    """`celery(kind, concurrency=1, queues=None, as_root=False, **env)`: start a worker or
+    beat; all are stopped after the test (beat first, so no new work arrives while workers
+    finish theirs). Workers run as the worker's unprivileged user, as in production, unless
+    `as_root` (the box program reads GRASS_RUNTIME_ROOT from a root caller only).
 
     The broker's queue is emptied first: a message left by an earlier run names rows of a
     database that no longer exists.
@@ -139,10 +201,19 @@ def celery(celery_env: dict[str, str], tmp_path: Path) -> Iterator[Callable[...,
     redis.Redis.from_url(celery_env["CELERY_BROKER_URL"]).flushdb()
     started: list[CeleryProcess] = []
 
-    def start(kind: str, *, concurrency: int = 1, **env: str) -> CeleryProcess:
+    def start(
+        kind: str,
+        *,
+        concurrency: int = 1,
+        queues: str | None = None,
+        as_root: bool = False,
+        **env: str,
+    ) -> CeleryProcess:
         index = len(started)
         output = tmp_path / f"{kind}-{index}.log"
         command = [sys.executable, "-m", "celery", "-A", "ladder.celery"]
+        if kind == "worker" and not as_root:  # as_root: only to point its box program at a
+            command = [*as_user(worker_user), *command]  # test's image (GRASS_RUNTIME_ROOT)
         if kind == "worker":
             command += [
                 "worker",
@@ -152,6 +223,8 @@ def celery(celery_env: dict[str, str], tmp_path: Path) -> Iterator[Callable[...,
                 f"--hostname=e2e{index}@%h",
                 "--without-gossip",
                 "--without-mingle",
+                # -Q as the units give it (matches, or celery: the quick work); none: both.
+                *([f"--queues={queues}"] if queues else []),
             ]
             ready = r"ready\."
         elif kind == "beat":

@@ -239,7 +239,8 @@ def test_a_broker_restart_mid_match_loses_no_result_and_rates_once(
     assert _status(match.pk) == "running", "the match ended before the broker died"
     worker.wait_for("Connection to broker lost", timeout=30)
     if down == "briefly":
-        time.sleep(1.0)
+        # Down until the worker has tried to reconnect and failed, then back.
+        worker.wait_for("Cannot connect to redis", timeout=60)
         private_redis.start()
         assert _status(match.pk) == "running", "the match ended while the broker was down"
     else:
@@ -263,13 +264,14 @@ def test_a_match_queued_when_the_broker_died_is_sent_again_by_the_sweep(
     celery: Any, private_redis: PrivateRedis, owner: Any, valid_version: Any
 ) -> None:
     """A match waiting in Redis's queue behind a running one (one worker process, prefetch 1)
-    is lost with Redis: nothing plays it until the sweep, which sends every match queued for
-    longer than GRASS_MATCH_STALE_SECONDS again; it is then played and rated once."""
+    is lost with Redis: nothing plays it until the sweep, which sends again every match queued
+    for longer than GRASS_MATCH_RESEND_SECONDS whose message is not in Redis; it is then
+    played and rated once."""
     from ladder.matches.tasks import run_match, sweep_matches
 
     playing = _match_between(valid_version, owner, ["slow", "r1", "r2"], slow=True)
     waiting = _match_between(valid_version, owner, ["r3", "r4", "r5"], slow=False)
-    worker = celery("worker", concurrency=1, GRASS_MATCH_STALE_SECONDS="3")
+    worker = celery("worker", concurrency=1, GRASS_MATCH_RESEND_SECONDS="3")
     _send(private_redis, run_match, playing.pk)
     wait_until(lambda: _status(playing.pk) == "running", timeout=60, what="the first match")
     _send(private_redis, run_match, waiting.pk)
@@ -279,20 +281,25 @@ def test_a_match_queued_when_the_broker_died_is_sent_again_by_the_sweep(
 
     private_redis.kill()
     worker.wait_for("Connection to broker lost", timeout=30)
-    time.sleep(1.0)
+    worker.wait_for("Cannot connect to redis", timeout=60)
     private_redis.start()
     wait_until(lambda: _status(playing.pk) != "running", timeout=120, what="the first match")
     _assert_recorded_once(playing.pk)
 
-    # The worker is idle and connected, and the second match's message is gone for good.
+    # The worker is idle and connected, and the second match's message is gone for good: a
+    # message sent now behind it on the same queue (the finished match again, which the worker
+    # takes and leaves) is taken by the worker's one process, so anything queued before it
+    # would have been taken first.
     worker.wait_for(r"Connected to redis", times=2, timeout=60)
-    time.sleep(3.0)
+    _send(private_redis, run_match, playing.pk)
+    worker.wait_for(rf"match {playing.pk}: not queued, nothing to do", timeout=60)
     waiting.refresh_from_db()
     assert (waiting.status, waiting.attempts) == ("queued", 0), worker.text()[-3000:]
     assert private_redis.waiting("matches") == 0
 
-    # The sweep (beat runs it every minute in production) finds it queued for longer than
-    # GRASS_MATCH_STALE_SECONDS and sends it again.
+    # The sweep (beat runs it every 15 s in production) finds it queued for longer than
+    # GRASS_MATCH_RESEND_SECONDS with no message in Redis, and sends it again (it used to wait
+    # for GRASS_MATCH_STALE_SECONDS, 30 minutes, then a match's longest).
     _send(private_redis, sweep_matches)
     worker.wait_for(rf"sent again matches queued since before .*: \[{waiting.pk}\]", timeout=60)
     _wait_recorded_once(waiting.pk, what="the match sent again")

@@ -164,12 +164,17 @@ def test_an_invalid_version_shows_why(
     assert result.returncode == 1, result.stdout + result.stderr
     assert "v1 is invalid" in result.stdout
     assert "no idea what to play" in result.stdout  # the owner sees the bot's own stderr
+    # No match yet: said in words, not as "the last 0 matches" over an empty table.
+    none = grass(home, "matches", "crash")
+    assert none.returncode == 0, none.stderr
+    assert "unlucky/crash has played no match yet" in none.stdout
 
 
 def test_one_line_errors(live_server: Any, settings: Any, tmp_path: Path) -> None:
     home = tmp_path / "config"
     wrong = grass(home, "login", "--site", live_server.url, "--token", stdin="not-a-token\n")
-    assert "refused the credentials" in _one_line_error(wrong, "login")
+    said = _one_line_error(wrong, "login")
+    assert "refused the credentials" in said and "API token page" in said
     assert not (home / "grass" / "credentials.json").exists()
 
     _signed_up(live_server, "typo")
@@ -184,13 +189,32 @@ def test_one_line_errors(live_server: Any, settings: Any, tmp_path: Path) -> Non
 
     token = _signed_up(live_server, "refused")
     assert grass(home, "login", "--site", live_server.url, "--token", stdin=token).returncode == 0
+    # The token on the command line too, as the Write a bot page shows it (it was a flag only:
+    # "unrecognized arguments").
+    given = grass(home, "login", "--site", live_server.url, "--token", token)
+    assert given.returncode == 0, given.stderr
+    assert "as refused" in given.stdout
     notes = tmp_path / "notes.txt"
     notes.write_text("not a bot")
     upload = grass(home, "submit", str(notes), "--bot", "mine", "--create")
-    line = _one_line_error(upload, "submit")
-    assert "refused (400): file: notes.txt" in line  # the server's own reason
+    # Stored as an invalid version that says why (the server's own reason), at once.
+    assert upload.returncode == 1, upload.stdout + upload.stderr
+    assert "v1 is invalid" in upload.stdout
+    assert "notes.txt: upload a .zip, a single source file or an executable" in upload.stdout
     missing = grass(home, "submit", str(notes), "--bot", "nothing-of-that-name")
     assert "no bot named 'nothing-of-that-name'" in _one_line_error(missing, "submit")
+
+    # An account at its limit of versions pending validation: the site's 429, said plainly.
+    from ladder.bots.models import Bot
+    from ladder.bots.services import bot_version_upload
+
+    mine = Bot.objects.get(owner__username="refused", name="mine")
+    greedy = (REPO / "bots/examples/greedy/bot.py").read_bytes()
+    for _ in range(settings.GRASS_PENDING_VERSIONS_PER_ACCOUNT):
+        bot_version_upload(bot=mine, filename="bot.py", data=greedy)
+    limited = grass(home, "submit", str(REPO / "bots/examples/greedy/bot.py"), "--bot", "mine")
+    line = _one_line_error(limited, "submit")
+    assert "refused (429, too many requests): Too many versions waiting for validation" in line
 
     # A token revoked on the site after login.
     from rest_framework.authtoken.models import Token

@@ -43,6 +43,8 @@ def test_a_bot_in_every_language_is_rated(live_server: Any, settings: Any, celer
         "java": ("Bot.java", (STARTERS / "java" / "Bot.java").read_bytes()),
         "static": ("bot", static_binary()),
     }
+    # One account uploads all six at once, each pending until its build and game are done.
+    settings.GRASS_PENDING_VERSIONS_PER_ACCOUNT = len(uploads)
     celery("worker", concurrency=2)
     celery("beat")
     http = httpx.Client(base_url=live_server.url, timeout=60)

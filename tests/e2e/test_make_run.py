@@ -1,14 +1,15 @@
 """`make run`, the real command, from a fresh database to rated games on the leaderboard.
 
-The issue promises that `make run` starts the site, a Celery worker and beat on an embedded
+The issue promises that `make run` starts the site, Celery workers and beat on an embedded
 default (SQLite and a local Redis), creates the example bots on the first start, and that
-within a minute the leaderboard shows rated games; the README adds that Ctrl-C stops all
-three. Nothing else runs the Makefile, the Procfile and honcho together, so a typo in any of
-them, or a default that breaks on SQLite (three processes writing one file), would otherwise
+within a minute the leaderboard shows rated games; the README adds that Ctrl-C stops them
+all. Nothing else runs the Makefile, the Procfile and honcho together, so a typo in any of
+them, or a default that breaks on SQLite (four processes writing one file), would otherwise
 only show on a developer's machine.
 
 The run is pointed at private resources so that it cannot disturb anything: a fresh SQLite
-file, media and cache folders under the test's tmp_path, the tests' Redis database
+file, media and cache folders in a folder of the worker's user (`make run`, as root, runs every
+process of the site as that user), the tests' Redis database
 (GRASS_TEST_BROKER_URL, emptied first) and a free port. With CELERY_BROKER_URL set, the
 Makefile starts no Redis of its own. Every other setting is the development default, as a
 developer who types `make run` gets it.
@@ -24,13 +25,15 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pwd
 import shutil
 import signal
 import socket
 import sqlite3
 import subprocess
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -201,8 +204,18 @@ def _statuses(database: Path, ids: list[int]) -> dict[int, str]:
         return dict(rows.fetchall())
 
 
+@pytest.fixture
+def site_data(worker_user: pwd.struct_passwd) -> Iterator[Path]:
+    """The run's data folder (database, media, cache), the worker user's: `make run` run as
+    root runs every process of the site as that user, as the servers do."""
+    data = Path(tempfile.mkdtemp(prefix="grass-make-run-"))
+    os.chown(data, worker_user.pw_uid, worker_user.pw_gid)
+    yield data
+    shutil.rmtree(data, ignore_errors=True)
+
+
 def test_make_run_rates_the_example_bots_within_a_minute_and_ctrl_c_stops_everything(
-    tmp_path: Path,
+    tmp_path: Path, site_data: Path
 ) -> None:
     import redis
     from django.conf import settings
@@ -215,7 +228,7 @@ def test_make_run_rates_the_example_bots_within_a_minute_and_ctrl_c_stops_everyt
     address = _free_address()
     output = tmp_path / "make-run.log"
     started = time.monotonic()
-    make = _start(tmp_path, address, broker, output)
+    make = _start(site_data, address, broker, output)
     tree = ProcessTree(make.pid)
 
     def tail() -> str:
@@ -231,9 +244,10 @@ def test_make_run_rates_the_example_bots_within_a_minute_and_ctrl_c_stops_everyt
         text = output.read_text(errors="replace")
         for name in sorted(EXAMPLES):
             assert f"{name}: version 1 validated" in text, tail()
-        # The three Procfile processes ran under honcho, on the address asked for.
+        # The Procfile processes ran under honcho, on the address asked for: the game pool
+        # (-Q matches), the quick pool (-Q celery) and beat.
         assert address in text, tail()
-        assert "celery@" in text and "beat: Starting" in text, tail()
+        assert "matches@" in text and "quick@" in text and "beat: Starting" in text, tail()
         print(f"make run: all three example bots rated after {elapsed:.1f} s")
 
         _ctrl_c(make, tree, tail)
@@ -241,9 +255,9 @@ def test_make_run_rates_the_example_bots_within_a_minute_and_ctrl_c_stops_everyt
         # WorkerLostError traceback at ERROR (ladder/worker_logging.py).
         stopped = output.read_text(errors="replace")
         assert "Traceback" not in stopped and "WorkerLostError" not in stopped, tail()
-        # Everything really was seen: make, honcho, the web server, the worker and beat.
+        # Everything really was seen: make, honcho, the web server, both workers and beat.
         commands = " | ".join(tree.seen.values())
-        for part in ("honcho", "runserver", "worker", "beat"):
+        for part in ("honcho", "runserver", "-Q matches", "-Q celery", "beat"):
             assert part in commands, commands
     finally:
         _kill(make, tree)
@@ -251,7 +265,7 @@ def test_make_run_rates_the_example_bots_within_a_minute_and_ctrl_c_stops_everyt
     # Ctrl-C stops the matches in play (honcho signals the worker's pool too) and a Redis of
     # the run's own would forget the queued ones. The next `make run` takes them back at once
     # (GRASS_RECOVER_ON_WORKER_START), not after GRASS_MATCH_STALE_SECONDS (30 minutes).
-    database = tmp_path / "ladder.sqlite3"
+    database = site_data / "ladder.sqlite3"
     with contextlib.closing(sqlite3.connect(database, timeout=10)) as db:
         left = [
             row[0]
@@ -265,7 +279,7 @@ def test_make_run_rates_the_example_bots_within_a_minute_and_ctrl_c_stops_everyt
             db.commit()
             left = [one]
     redis.Redis.from_url(broker).flushdb()  # as a Redis started with the run would be
-    again = _start(tmp_path, _free_address(), broker, tmp_path / "make-run-2.log")
+    again = _start(site_data, _free_address(), broker, tmp_path / "make-run-2.log")
     tree = ProcessTree(again.pid)
     try:
         deadline = time.monotonic() + LEADERBOARD_TIMEOUT

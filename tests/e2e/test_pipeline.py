@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import io
-import time
+import socket
+from datetime import timedelta
 from typing import Any
 
 import httpx
 import pytest
+from django.db.models.functions import Now
 
 from bots.runner import home
 from engine.log import verify
@@ -158,21 +160,39 @@ def test_a_worker_killed_mid_match_loses_nothing_and_rates_once(
     from ladder.matches.tasks import run_match, sweep_matches
     from ladder.ratings.models import BotRating, RatingChange
 
+    # Heartbeats every second, silent after three (production: 10 and 45), and the longest a
+    # match may run left at its default (30 minutes), which is all the sweep had before.
+    beats = {"GRASS_MATCH_HEARTBEAT_SECONDS": "1", "GRASS_MATCH_SILENT_SECONDS": "3"}
     match = _slow_match(valid_version, owner)
-    doomed = celery("worker")
+    doomed = celery("worker", **beats)
     run_match.delay(match.pk)
     wait_until(lambda: _status(match.pk) == "running", timeout=60, what="the match to start")
     doomed.wait_for(r"run_match\[.*\] received")
+    claimed = Match.objects.get(pk=match.pk)
+    wait_until(
+        lambda: Match.objects.get(pk=match.pk).heartbeat != claimed.heartbeat,
+        timeout=30,
+        what="a heartbeat",
+    )
     doomed.kill()
 
     match.refresh_from_db()
     assert match.status == "running" and match.attempts == 1
     assert not RatingChange.objects.filter(match=match).exists()
+    # Who lost it: this host, one of the killed worker's pool processes.
+    assert match.host == socket.gethostname() and match.pid not in (None, doomed.popen.pid)
 
-    # The sweep (on beat in production) finds the match whose claim is older than
-    # GRASS_MATCH_STALE_SECONDS and queues it again; a fresh worker plays it through.
-    survivor = celery("worker", GRASS_MATCH_STALE_SECONDS="1")
-    time.sleep(1.5)
+    # The sweep (on beat in production, every 15 s) finds the match silent for longer than
+    # GRASS_MATCH_SILENT_SECONDS and queues it again; a fresh worker plays it through.
+    survivor = celery("worker", **beats)
+    # Wait for exactly what the sweep checks: the last heartbeat older than that, by the
+    # database's clock.
+    silent = timedelta(seconds=int(beats["GRASS_MATCH_SILENT_SECONDS"]))
+    wait_until(
+        lambda: Match.objects.filter(pk=match.pk, heartbeat__lt=Now() - silent).exists(),
+        timeout=30,
+        what="the dead worker's match to fall silent",
+    )
     sweep_matches.delay()
     survivor.wait_for(rf"requeued matches lost by their workers: \[{match.pk}\]", timeout=30)
     wait_until(lambda: _status(match.pk) == "finished", timeout=180, what="the replayed match")
@@ -180,7 +200,8 @@ def test_a_worker_killed_mid_match_loses_nothing_and_rates_once(
     match.refresh_from_db()
     assert match.attempts == 2
     assert RatingChange.objects.filter(match=match).count() == 3
-    assert all(r.games == 1 for r in BotRating.objects.all())
+    # (Each bot also has a row with no games in the other ladder rulesets: the pool's.)
+    assert all(r.games == 1 for r in BotRating.objects.filter(ruleset=match.ruleset))
     with match.log.open("rb") as log:
         assert verify(log).over
     assert Match.objects.count() == 1

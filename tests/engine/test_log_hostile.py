@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from engine import new_game
 from engine.log import LogError, dumps, read_log, replay
 from engine.replay_frames import document
+from tests.tiers import examples
 
 
 def _log(seed: int = 3) -> list[str]:
@@ -88,7 +89,7 @@ VALUES = st.recursive(
     st.sampled_from(["e", "seat", "action", "players", "seed", "ruleset", "variants", "kind"]),
     VALUES,
 )
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_any_field_of_any_line_set_to_any_value(line: int, key: str, value: object) -> None:
     lines = list(LINES)
     event = json.loads(lines[line])
@@ -101,7 +102,7 @@ def test_any_field_of_any_line_set_to_any_value(line: int, key: str, value: obje
     st.integers(min_value=0, max_value=len(LINES)),
     VALUES.map(lambda v: {"e": "note", "seat": 0, "kind": v, "detail": v, "strike": v}),
 )
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_any_note_anywhere(at: int, note: dict) -> None:
     lines = list(LINES)
     lines.insert(at, json.dumps(note))
@@ -109,6 +110,6 @@ def test_any_note_anywhere(at: int, note: dict) -> None:
 
 
 @given(st.binary(max_size=400))
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 def test_arbitrary_bytes(data: bytes) -> None:
     read_and_replay(data)

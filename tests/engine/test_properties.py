@@ -18,6 +18,7 @@ from engine.cards import Card
 from engine.hands import hand_deck as hand_deck_of
 from engine.log import dumps, read_log, replay
 from engine.rules import resolve_ruleset
+from tests.tiers import examples
 
 variants_strategy = st.builds(
     Variants,
@@ -60,7 +61,7 @@ def check_invariants(game: Game) -> None:
     assert game.to_act in range(game.n)
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(game_args)
 def test_random_games_keep_every_invariant_and_replay_exactly(args: tuple) -> None:
     ruleset, players, seed, variants = args
@@ -131,7 +132,7 @@ def scramble_hidden(game: Game, seat: int, rng: random.Random) -> Game:
     return Game.from_table(game.ruleset, game.variants, game.seed, game.names, table)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(game_args, st.integers(min_value=0, max_value=10**6))
 def test_observations_never_contain_a_hidden_card(args: tuple, salt: int) -> None:
     ruleset, players, seed, variants = args
@@ -196,7 +197,7 @@ def hand_deals(game: Game) -> dict[int, list[object]]:
     return deals
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(
     ruleset=st.sampled_from(["modern", "classic"]),
     players=st.integers(min_value=2, max_value=6),
@@ -232,7 +233,7 @@ def test_card_names_are_json_safe_as_they_stand() -> None:
         assert f'"{card}"' == json.dumps(card.value)  # a card formats as its name
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(game_args)
 def test_moves_are_json_safe_and_never_change_once_offered(args: tuple) -> None:
     """`engine.game.Moves`: what the bot runner (`bots.runner.feed`, both protocol versions)

@@ -278,6 +278,7 @@ GAMES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("ruleset", "players", "variants"), GAMES)
 def test_frames_built_change_by_change_equal_full_states(
     ruleset: str, players: int, variants: Variants

@@ -126,11 +126,14 @@ def valid_version(owner: Any, example_file: Any) -> Any:
     playing its validation game (the upload tests play those)."""
     from ladder.bots.models import BotVersion
     from ladder.bots.services import bot_create, bot_version_upload
+    from ladder.bots.signals import bot_version_validated
 
     def make(name: str, example: str = "random") -> BotVersion:
         bot = bot_create(owner=owner, name=name)
         version = bot_version_upload(bot=bot, filename="bot.py", data=example_file(example))
         BotVersion.objects.filter(pk=version.pk).update(status=BotVersion.Status.VALID)
+        # What bot_version_validate sends with a valid verdict: the matchmaker's pool.
+        bot_version_validated.send(sender=BotVersion, bot_id=version.bot_id)
         version.refresh_from_db()
         return version
 
@@ -142,12 +145,21 @@ def finished_match() -> Any:
     """`make(versions, places, ruleset="modern")`: a finished match with the given places,
     as match_run leaves it before rating (no game is played)."""
     from ladder.matches.models import Match, MatchSeat
+    from ladder.matches.records import SeatResult
+    from ladder.matches.services import bot_records_add
 
     def make(versions: list[Any], places: list[int], ruleset: str = "modern") -> Match:
         match = Match.objects.create(ruleset=ruleset, status=Match.Status.FINISHED)
         MatchSeat.objects.bulk_create(
-            MatchSeat(match=match, seat=i, bot_version=v, place=p)
+            MatchSeat(match=match, seat=i, bot_version=v, bot_id=v.bot_id, place=p)
             for i, (v, p) in enumerate(zip(versions, places, strict=True))
+        )
+        # As the recording service does: the bots' kept records take the match.
+        bot_records_add(
+            seats=[
+                SeatResult(v.bot_id, i, p, {})
+                for i, (v, p) in enumerate(zip(versions, places, strict=True))
+            ]
         )
         return match
 

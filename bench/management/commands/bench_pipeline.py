@@ -209,7 +209,9 @@ def bench_matches_create(
         for spec in specs:
             match = Match.objects.create(ruleset=ruleset, limits=limits, seed=spec.seed)
             MatchSeat.objects.bulk_create(
-                MatchSeat(match=match, seat=seat, bot_version=versions[bot])
+                MatchSeat(
+                    match=match, seat=seat, bot_version=versions[bot], bot_id=versions[bot].bot_id
+                )
                 for seat, bot in enumerate(spec.order)
             )
             matches.append(match)

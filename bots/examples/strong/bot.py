@@ -5,11 +5,18 @@ last, after it may already have closed the market). Then, for the card to play, 
 complete games consistent with what it can see (`engine.sampling.sample_game` deals the unseen
 cards at random), tries greedy's move and a shortlist of alternatives (each kind of play once
 or twice, the two least useful discards) on the same samples, lets every seat play on for a
-round of turns (opponents as the greedy heuristic, a fair model of most of them and fast on the
-engine's own state; itself as itself), and scores each result: its running total plus its hand
-score if the hand ended now, minus the best opponent's. It plays an alternative only when its
-paired gain over greedy's move clears 2.5 standard errors; otherwise greedy's move. All other
-decisions use the greedy heuristic.
+round of turns (opponents as the greedy heuristic, a fair model of most of them, played on the
+engine's own state by `bots.sdk.rollout` without reading action texts; itself as itself), and
+scores each result: its running total plus its hand score if the hand ended now, minus the best
+opponent's. It plays an alternative only when its paired gain over greedy's move clears 2.5
+standard errors; otherwise greedy's move. All other decisions use the greedy heuristic, and a
+closed market without a Market Open asks the open ones for a spare
+(`greedy.market_open_request`).
+
+Two pieces can be switched (issue 28; docs/benchmarks.md has what each measured):
+`BELIEF` deals the unseen cards consistently with what opponents did this hand
+(`bots.sdk.belief`), and `WIN_EVAL` scores a cut-off hand as the engine would score it (the
+Banker, the $25k bonus, the zero floor) with a premium for finishing first.
 """
 
 from __future__ import annotations
@@ -19,11 +26,12 @@ import time
 from collections.abc import Sequence
 
 from bots.protocol import Message
-from bots.sdk import Bot, Observation, greedy, run
+from bots.sdk import Bot, Deal, Observation, belief, greedy, rollout, run
 from bots.sdk.cards import PEDDLE, keep_value
 from engine import Game
 from engine.cards import FAMILY, VALUE, Family
-from engine.sampling import sample_game
+from engine.scoring import HandTally, add_to_totals, score_hand
+from engine.state import Phase
 
 BUDGET_MS = 60
 """Thinking time per planned decision; well inside the ladder's 1 s per decision."""
@@ -33,19 +41,13 @@ MAX_SAMPLES = 200
 MIN_SAMPLES = 6
 MARGIN_SE = 2.5
 """A move replaces greedy's only when its mean gain exceeds this many standard errors."""
-
-
-class EngineView:
-    """An engine `Game` seen the way `bots.sdk.greedy` reads an observation (no copying)."""
-
-    __slots__ = ("legal", "phase", "seat", "seats", "totals")
-
-    def __init__(self, game: Game) -> None:
-        self.legal = list(game.moves)
-        self.phase = game.phase.value
-        self.seat = game.to_act
-        self.seats = game.seats
-        self.totals = game.totals
+BELIEF = True
+"""Deal the unseen cards consistently with the opponents' turns (`bots.sdk.belief`)."""
+WIN_EVAL = True
+"""Score a cut-off hand as the engine would (Banker, bonus, floor), plus FIRST_PREMIUM."""
+FIRST_PREMIUM = 10_000
+"""Worth of leading the table at the cut-off (WIN_PREMIUM when the game is over)."""
+WIN_PREMIUM = 100_000
 
 
 def projected(game: Game, seat: int) -> int:
@@ -57,8 +59,34 @@ def projected(game: Game, seat: int) -> int:
     return me.at_risk + me.protected_value - fines - best
 
 
+def settled(game: Game) -> list[int]:
+    """Every seat's total if the hand ended now, scored as the engine scores it: the Banker,
+    the fines and best held peddle, the $25k bonus to the best hand, the zero floor."""
+    tallies = [HandTally(s.protected_value, s.at_risk, tuple(s.hand)) for s in game.seats]
+    scores = score_hand(game.ruleset, tallies)
+    return list(add_to_totals(game.ruleset, game.totals, scores))
+
+
+def evaluate_win(game: Game, seat: int, hand: int) -> float:
+    """The lead over the best opponent once the hand is scored, plus a premium for being
+    first: WIN_PREMIUM if the game is over (won), else FIRST_PREMIUM. A branch cut mid-hand
+    is scored like one whose hand ended (both with the bonus and the Banker), so the two
+    compare fairly; only a game really over earns the win's premium, so a Market Close that
+    crosses the target while ahead beats going on."""
+    ended = game.over or game.hand_no != hand
+    standing = list(game.totals) if ended else settled(game)
+    mine = standing[seat]
+    best = max(v for s, v in enumerate(standing) if s != seat)
+    value = float(mine - best)
+    if mine > best:
+        value += WIN_PREMIUM if game.over else FIRST_PREMIUM
+    return value
+
+
 def evaluate(game: Game, seat: int, hand: int) -> float:
     """Total plus this hand's (projected) score, relative to the best opponent."""
+    if WIN_EVAL:
+        return evaluate_win(game, seat, hand)
     if game.hand_no != hand or game.over:
         standing = list(game.totals)  # the hand ended inside the simulation: totals include it
     else:
@@ -102,6 +130,8 @@ class StrongBot(Bot):
     def __init__(self, budget_ms: int = BUDGET_MS) -> None:
         self.budget_ms = budget_ms
         self.rng = random.Random()
+        self.samples = 0
+        """Samples the last planned decision used (for the benchmark)."""
 
     def on_game_start(self, hello: Message) -> None:
         self.rng = random.Random(hello.get("rng_seed"))
@@ -122,6 +152,14 @@ class StrongBot(Bot):
     def answer_deal(self, obs: Observation) -> bool:
         return greedy.answer(obs, obs.deal)
 
+    def propose_deal(self, obs: Observation) -> Deal | None:
+        """A closed market without a Market Open asks the open ones for their spare."""
+        request = greedy.market_open_request(obs.hand, obs, obs.raw["turn"]["deals_made"])
+        if request is None:
+            return None
+        partner, give = request
+        return Deal(partner, give, "market-open")
+
     def plan(self, obs: Observation, candidates: list[str]) -> str:
         """Greedy's move, unless another candidate beats it clearly on the same samples."""
         baseline = greedy.choose(obs)
@@ -135,18 +173,23 @@ class StrongBot(Bot):
             budget = min(budget, obs.cpu_left() / 2)
         deadline = time.process_time() + budget
         samples = 0
+        # The whole hand's history (in protocol version 2 `raw` holds only the new events).
+        view = dict(obs.raw, history=list(obs.history))
+        limits = belief.limits(view, obs.history) if BELIEF else ()
         while samples < MAX_SAMPLES and (samples < MIN_SAMPLES or time.process_time() < deadline):
-            base = sample_game(obs.raw, self.rng)
+            base = belief.sample(view, limits, self.rng)
             hand = base.hand_no
             values = {}
-            for action in candidates:
-                game = base.clone()
+            last = len(candidates) - 1
+            for index, action in enumerate(candidates):
+                game = base if index == last else base.clone()  # the last plays on the sample
                 game.apply(action)
                 self.simulate(game, hand, obs.seat)
                 values[action] = evaluate(game, obs.seat, hand)
             for action, gain in gains.items():
                 gain.append(values[action] - values[baseline])
             samples += 1
+        self.samples = samples
         best, best_score = baseline, 0.0
         for action, gain in gains.items():
             mean = sum(gain) / len(gain)
@@ -161,10 +204,12 @@ class StrongBot(Bot):
         """Play on: opponents as greedy, this bot as itself (swap first, then greedy)."""
         turns = 0
         active = game.active
+        table = game.table
         while not game.over and game.hand_no == hand and turns <= HORIZON_TURNS:
-            view = EngineView(game)
-            move = best_swap(view.legal) if view.seat == me and view.phase == "turn" else None
-            game.apply(move or greedy.choose(view))
+            move = None
+            if table.to_act == me and table.phase is Phase.TURN and not table.swapped:
+                move = rollout.best_swap(game)
+            game.apply(move or rollout.choose(game))
             if game.active != active:
                 active = game.active
                 turns += 1

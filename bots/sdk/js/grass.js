@@ -8,16 +8,31 @@
 // onGameStart(hello), onHandEnd(message), onGameEnd(message). Time is CPU time of the bot's
 // box: `obs.cpuLeft()` is what this decision has left, in seconds.
 //
+// `debug(...args)` writes one line on stderr (as console.error formats it): on the ladder, what a
+// bot writes while it decides is kept with that decision, beside its frame in the replay.
+//
 // It speaks protocol version 2 when the runner offers it (each request carries what changed
 // since the previous one; the SDK rebuilds the whole observation, so `choose` sees the same
 // `obs` either way), version 1 otherwise; `protocol: 1` in the bot object keeps it on 1.
 "use strict";
 
 const readline = require("readline");
+const util = require("util");
 
 function send(message) {
   // Writes to a pipe are synchronous on Linux: each line is out before the next read.
   process.stdout.write(JSON.stringify(message) + "\n");
+}
+
+/** One line on stderr for the bot's author: kept with the decision being made (the latest
+ *  64 KiB of a match; bots/PROTOCOL.md section 5). Writes to a pipe are synchronous on Linux,
+ *  so the line is out before the answer; an error writing it is ignored. */
+function debug(...args) {
+  try {
+    process.stderr.write(util.format(...args) + "\n");
+  } catch (error) {
+    // A closed stderr loses the line, not the game.
+  }
 }
 
 const PROTOCOLS = [1, 2];
@@ -129,4 +144,4 @@ function run(bot) {
   });
 }
 
-module.exports = { run, Observation, initialView, applyChanges, applyHandEnd, PROTOCOLS };
+module.exports = { run, debug, Observation, initialView, applyChanges, applyHandEnd, PROTOCOLS };

@@ -1,6 +1,7 @@
 // A Grass bot in JavaScript: a random legal action at every decision (bots/PROTOCOL.md).
 // `grass` is the one-file SDK (bots/sdk/js/grass.js), on NODE_PATH in the ladder's runtime.
-const { run } = require("grass");
+// `debug(...)` writes a line on stderr: the ladder shows it beside the decision in the replay.
+const { run, debug } = require("grass");
 
 let seed = 1;
 function random() {
@@ -12,5 +13,9 @@ function random() {
 run({
   name: "javascript-starter",
   onGameStart(hello) { seed = (hello.rng_seed % 2147483647) || 1; },
-  choose(obs) { return obs.legal[Math.floor(random() * obs.legal.length)]; },
+  choose(obs) {
+    const choice = obs.legal[Math.floor(random() * obs.legal.length)];
+    debug("%s: %d legal, chose %s", obs.phase, obs.legal.length, choice);
+    return choice;
+  },
 });

@@ -3,7 +3,7 @@
 import random
 from typing import Any
 
-from bots.sdk import Bot, Observation, run
+from bots.sdk import Bot, Observation, debug, run
 
 
 class RandomBot(Bot):
@@ -13,7 +13,10 @@ class RandomBot(Bot):
         self.rng = random.Random(hello["rng_seed"])  # the same seed, the same choices
 
     def choose(self, obs: Observation) -> str:
-        return self.rng.choice(obs.legal)
+        choice = self.rng.choice(obs.legal)
+        # One line on stderr: the ladder shows it beside this decision in the replay (to you).
+        debug(f"{obs.phase}: {len(obs.legal)} legal, chose {choice}")
+        return choice
 
 
 run(RandomBot())

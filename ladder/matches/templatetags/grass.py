@@ -1,8 +1,11 @@
-"""Template filters of the site: amounts of money written one way on every page."""
+"""Template filters of the site: amounts of money written one way on every page, bot names
+that wrap between owner and name."""
 
 from __future__ import annotations
 
 from django import template
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
 
 register = template.Library()
 
@@ -22,3 +25,14 @@ def first_line(text: str) -> str:
     """The first line of `text`: the summary of a folded message (`<details>`), whose whole
     text is shown when it is opened."""
     return text.strip().split("\n", 1)[0]
+
+
+@register.filter
+def owner_name(display_name: str) -> SafeString:
+    """`owner/bot` with a line-break opportunity after the slash (`<wbr>`): in a narrow column
+    a name wraps between its owner and its name ("examples/" and "strong") before any word is
+    broken. Neither a username nor a bot name holds a slash, so the last one is the seam."""
+    owner, slash, bot = str(display_name).rpartition("/")
+    if not slash:
+        return format_html("{}", display_name)
+    return format_html("{}/<wbr>{}", owner, bot)

@@ -8,15 +8,22 @@
  * match's replay.json) or `data-upload` (the upload URL; a form marked `data-replay-form`
  * supplies the file, chosen or dropped).
  *
- * Play steps one event every STEP_MS / speed milliseconds until the end or a pause; stepping
- * by hand while it plays carries on from there.
+ * Steps go by decision (the default: from one seat's choice to the next, the events between
+ * them shown together) or by event; play takes one step every STEP_MS / speed milliseconds until
+ * the end or a pause, and stepping by hand while it plays carries on from there. Jumps: the next
+ * hand, the next decision of a chosen seat, the next fault (a runner's note). The document's
+ * `decisions` ([frame, seat] pairs, ladder/matches/decisions.py) say where the decisions are;
+ * a document without them (computed before they were) is read from its frames: every action.
+ *
+ * With `data-debug` (the match's /api/matches/<id>/debug/), the debug lines the visitor may read
+ * (what their bots wrote on stderr while deciding) are shown beside the step they belong to.
  */
 (function () {
   "use strict";
 
   var FORMAT = "grass-replay/1";
   var KEEP_VIEWS = 3;  // an uploaded file's views kept in memory
-  var STEP_MS = 800;  // one event per this many milliseconds at 1x
+  var STEP_MS = 800;  // one step per this many milliseconds at 1x
 
   /* ------------------------------------------------------------------ small helpers */
 
@@ -53,6 +60,8 @@
     var current = {};
     deltas.forEach(function (delta) {
       var frame = Object.assign({}, current, delta);
+      // A runner's note arrives with this frame (a fault), not merely carried over.
+      frame.noted = Array.isArray(delta.notes) && delta.notes.length > 0;
       if (delta.seats) {
         var seats = (current.seats || []).slice();
         Object.keys(delta.seats).forEach(function (key) {
@@ -64,6 +73,26 @@
       current = frame;
     });
     return frames;
+  }
+
+  /* The decisions' frames and seats: the document's own list, or (a document from before it had
+   * one) every action, whose seat is the one that was to act in the frame before. */
+  function decisionsOf(doc, frames) {
+    var marks = [];
+    if (Array.isArray(doc.decisions)) {
+      doc.decisions.forEach(function (mark) {
+        if (Array.isArray(mark) && mark[0] > 0 && mark[0] < frames.length) {
+          marks.push({ frame: mark[0], seat: mark[1] });
+        }
+      });
+      return marks;
+    }
+    for (var i = 1; i < frames.length; i++) {
+      if (frames[i].event === "act" && frames[i - 1].to_act >= 0) {
+        marks.push({ frame: i, seat: frames[i - 1].to_act });
+      }
+    }
+    return marks;
   }
 
   /* What the drawing code relies on; anything else is reported, not drawn half-way. */
@@ -137,6 +166,12 @@
     this.wastedOpen = false;
     this.timer = null;  // set while playing
     this.speed = 1;
+    this.stepBy = "decision";  // or "event"
+    this.decider = [];  // by frame: the seat that decided there, else undefined
+    this.stops = [];  // the frames a decision step stops at: the first, each decision, the last
+    this.decisionFrames = [];  // the frames of the decisions, in order
+    this.from = 0;  // the first frame of the step shown (its events are shown together)
+    this.debug = null;  // the debug lines by frame, once loaded (see loadDebug)
     this.bind();
   }
 
@@ -154,6 +189,10 @@
     this.part("speed").addEventListener("change", function (event) {
       self.speed = Number(event.target.value) || 1;
     });
+    this.part("step").addEventListener("change", function (event) {
+      self.stepBy = event.target.value === "event" ? "event" : "decision";
+      self.go(self.pos);
+    });
     this.root.addEventListener("keydown", function (event) { self.key(event); });
   };
 
@@ -166,7 +205,8 @@
     var actions = {
       ArrowRight: "next", ArrowLeft: "prev", PageDown: "next-hand", PageUp: "prev-hand",
       n: "next-hand", N: "next-hand", p: "prev-hand", P: "prev-hand", Home: "start", End: "end",
-      " ": "play", k: "play", K: "play"
+      " ": "play", k: "play", K: "play", d: "next-seat", D: "prev-seat", f: "next-fault",
+      F: "prev-fault"
     };
     var action = actions[event.key];
     if (action) {
@@ -192,9 +232,24 @@
     var frames = this.frames;
     if (action === "start") this.go(0);
     else if (action === "end") this.go(last);
-    else if (action === "next") this.go(pos + 1);
-    else if (action === "prev") this.go(pos - 1);
-    else if (action === "next-hand") {
+    else if (action === "next") this.go(this.stepAfter(pos));
+    else if (action === "prev") this.go(this.stepBefore(pos));
+    else if (action === "next-seat" || action === "prev-seat") {
+      var seat = Number(this.part("seat").value);
+      var found = this.find(pos, action === "next-seat" ? 1 : -1, function (i) {
+        return frames[i] && this.decider[i] === seat;
+      });
+      if (found === null) this.status("No " + (action === "next-seat" ? "later" : "earlier") +
+        " decision of " + this.doc.game.players[seat] + ".");
+      else this.go(found);
+    } else if (action === "next-fault" || action === "prev-fault") {
+      var fault = this.find(pos, action === "next-fault" ? 1 : -1, function (i) {
+        return frames[i].noted;
+      });
+      if (fault === null) this.status("No " + (action === "next-fault" ? "later" : "earlier") +
+        " fault: the runner noted none.");
+      else this.go(fault);
+    } else if (action === "next-hand") {
       var next = last;
       for (var i = pos + 1; i <= last; i++) if (frames[i].event === "hand") { next = i; break; }
       this.go(next);
@@ -205,7 +260,39 @@
     }
   };
 
-  /* Play from here (from the start if at the end), one event per STEP_MS / speed. */
+  /* The first frame after (`direction` 1) or before (-1) `pos` for which `test` holds, or null. */
+  Viewer.prototype.find = function (pos, direction, test) {
+    for (var i = pos + direction; i >= 0 && i < this.frames.length; i += direction) {
+      if (test.call(this, i)) return i;
+    }
+    return null;
+  };
+
+  /* Where a step from `pos` lands: the next frame, or by decision the next decision (the last
+   * frame after the last one). */
+  Viewer.prototype.stepAfter = function (pos) {
+    if (this.stepBy === "event") return pos + 1;
+    var stops = this.stops;
+    for (var i = 0; i < stops.length; i++) if (stops[i] > pos) return stops[i];
+    return this.frames.length - 1;
+  };
+
+  Viewer.prototype.stepBefore = function (pos) {
+    if (this.stepBy === "event") return pos - 1;
+    var stops = this.stops;
+    for (var i = stops.length - 1; i >= 0; i--) if (stops[i] < pos) return stops[i];
+    return 0;
+  };
+
+  /* The first frame of the step that ends at `pos`: by decision, the frame after the decision
+   * before it, so that a step shows every event since that decision; by event, `pos` itself. */
+  Viewer.prototype.stepStart = function (pos) {
+    if (this.stepBy === "event" || pos === 0) return pos;
+    var before = this.stepBefore(pos);
+    return Math.min(before + 1, pos);
+  };
+
+  /* Play from here (from the start if at the end), one step per STEP_MS / speed. */
   Viewer.prototype.play = function () {
     if (!this.frames.length) return;
     var self = this;
@@ -216,7 +303,7 @@
         self.pause();
         return;
       }
-      self.go(self.pos + 1);
+      self.go(self.stepAfter(self.pos));
       self.timer = window.setTimeout(tick, STEP_MS / self.speed);
     };
     this.timer = window.setTimeout(tick, STEP_MS / this.speed);
@@ -313,10 +400,12 @@
         self.doc = doc;
         self.frames = frames;
         self.view = String(doc.view);
+        self.marks(decisionsOf(doc, frames));
         self.setup();
         self.go(Math.min(self.pos, frames.length - 1));
         var own = self.file && self.root.getAttribute("data-src");
-        self.status("Replay loaded: " + plural(frames.length, "event") +
+        self.status("Replay loaded: " + plural(frames.length, "event") + ", " +
+          plural(self.decisionFrames.length, "decision") + " " + self.decisionsCounted() +
           (own ? ", from your file " + (self.file.name || "") + ", not this match's log." : "."));
       }
     ).catch(function (err) {
@@ -324,6 +413,60 @@
       self.fail(err.message);
     }).then(function () {
       self.root.removeAttribute("aria-busy");
+    });
+  };
+
+  /* What the decisions counted are, since the count depends on the view
+   * (ladder/matches/decisions.py): the face-up view leaves out every move the engine made
+   * itself (one legal action); a seat's view leaves out only that seat's own, because to the
+   * seat another seat's forced move looks like a choice. So the same match has more decisions
+   * seen from a seat than face up, and a different number from each seat: said, not hidden. */
+  Viewer.prototype.decisionsCounted = function () {
+    if (this.view === "all") return "(moves with one legal action, made by the engine, not counted)";
+    return "as seat " + this.view + " saw them (other seats' moves with one legal action count: " +
+      "seat " + this.view + " could not tell them from choices; the view of every card leaves " +
+      "them out)";
+  };
+
+  /* Index the decisions: who decided at each frame, and the frames a decision step stops at. */
+  Viewer.prototype.marks = function (marks) {
+    var decider = new Array(this.frames.length);
+    var stops = [0];
+    marks.forEach(function (mark) {
+      decider[mark.frame] = mark.seat;
+      if (mark.frame > stops[stops.length - 1]) stops.push(mark.frame);
+    });
+    if (this.frames.length - 1 > stops[stops.length - 1]) stops.push(this.frames.length - 1);
+    this.decider = decider;
+    this.stops = stops;
+    this.decisionFrames = stops.filter(function (frame) { return decider[frame] !== undefined; });
+  };
+
+  /* The debug lines the visitor may read (their own bots', or public ones), fetched once from
+   * `data-debug`, indexed by frame. A failure leaves them out with a word, never the replay. */
+  Viewer.prototype.loadDebug = function () {
+    var self = this;
+    var url = this.root.getAttribute("data-debug");
+    if (!url || this.debug) return;
+    this.debug = { byFrame: new Map(), seats: [], error: null };
+    fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" }).then(
+      function (response) {
+        if (!response.ok) throw new Error("the server answered " + response.status);
+        return response.json();
+      }
+    ).then(function (body) {
+      var byFrame = new Map();
+      (body.seats || []).forEach(function (seat) {
+        (seat.lines || []).forEach(function (line) {
+          if (!byFrame.has(line.event)) byFrame.set(line.event, []);
+          byFrame.get(line.event).push({ seat: seat.seat, name: seat.display_name, line: line });
+        });
+      });
+      self.debug = { byFrame: byFrame, seats: body.seats || [], error: null };
+      if (self.frames.length) self.render();
+    }).catch(function (err) {
+      self.debug = { byFrame: new Map(), seats: [], error: err.message };
+      if (self.frames.length) self.render();
     });
   };
 
@@ -343,6 +486,13 @@
       select.setAttribute("data-players", players.join("\n"));
     }
     select.value = this.view;
+    var pick = this.part("seat");
+    var chosen = pick.value;
+    pick.textContent = "";
+    players.forEach(function (name, i) {
+      pick.appendChild(el("option", { value: String(i), text: name, "aria-label": "seat " + i + ": " + name }));
+    });
+    pick.value = chosen && Number(chosen) < players.length ? chosen : "0";
     var slider = this.part("slider");
     slider.max = String(this.frames.length - 1);
     var result = doc.result;
@@ -363,6 +513,7 @@
     this.docs = new Map();
     this.frames = [];
     this.pos = 0;
+    this.from = 0;
     this.view = "all";
     this.part("body").hidden = true;
     this.part("table").textContent = "";
@@ -379,6 +530,7 @@
   Viewer.prototype.go = function (pos) {
     if (!this.frames.length) return;
     this.pos = Math.max(0, Math.min(this.frames.length - 1, pos));
+    this.from = this.stepStart(this.pos);
     this.render();
   };
 
@@ -498,15 +650,38 @@
     slider.value = String(this.pos);
     var where = "Event " + (this.pos + 1) + " of " + count;
     slider.setAttribute("aria-valuetext", where + ": " + frame.lines[0]);
-    this.part("position").textContent = where + (frame.hand ? ", hand " + frame.hand : "");
+    var decision = "";
+    if (this.decider[this.pos] !== undefined) {
+      decision = ", decision " + (this.decisionFrames.indexOf(this.pos) + 1) + " of " +
+        this.decisionFrames.length + (this.view === "all" ? "" : " as seat " + this.view + " saw them") +
+        " (" + players[this.decider[this.pos]] + ")";
+    }
+    this.part("position").textContent = where + (frame.hand ? ", hand " + frame.hand : "") +
+      decision;
 
-    this.part("event").textContent = frame.lines[0] || "";
+    // A decision step: the events since the decision before, then this one.
+    var between = this.part("between");
+    between.textContent = "";
+    for (var b = this.from; b < this.pos; b++) {
+      var earlier = this.frames[b];
+      between.appendChild(el("li", { text: earlier.lines.join(" ") }));
+      if (earlier.noted) {
+        earlier.notes.forEach(function (line) {
+          between.appendChild(el("li", { className: "runner-note", text: "Runner: " + line }));
+        });
+      }
+    }
+    between.hidden = this.from >= this.pos;
+    var decided = this.decider[this.pos];
+    this.part("event").textContent = (frame.lines[0] || "");
+    this.part("event").setAttribute("data-decision", decided === undefined ? "" : String(decided));
     var details = this.part("details");
     details.textContent = "";
     frame.lines.slice(1).forEach(function (line) { details.appendChild(el("li", { text: line })); });
     (frame.notes || []).forEach(function (line) {
       details.appendChild(el("li", { className: "runner-note", text: "Runner: " + line }));
     });
+    this.renderDebug();
 
     var facts = [];
     if (frame.hand) facts.push("Hand " + frame.hand);
@@ -549,6 +724,55 @@
     ]);
     wasted.open = this.wastedOpen;
     table.appendChild(wasted);
+  };
+
+  /* The debug lines of the step shown (frames from..pos), by seat: what the visitor's bots wrote
+   * on stderr while making the decisions of this step. Not for a visitor's own file. */
+  Viewer.prototype.renderDebug = function () {
+    var box = this.part("debug");
+    if (!box) return;
+    var debug = this.debug;
+    box.textContent = "";
+    if (!debug || this.file) {
+      box.hidden = true;
+      return;
+    }
+    box.hidden = false;
+    var players = this.doc.game.players;
+    box.appendChild(el("h3", { text: "Debug lines" }));
+    if (debug.error) {
+      box.appendChild(el("p", { className: "note", text: "The debug lines could not be loaded (" + debug.error + ")." }));
+      return;
+    }
+    if (!debug.seats.length) {
+      box.appendChild(el("p", { className: "note", text: "Your bots wrote nothing on stderr in this match." }));
+      return;
+    }
+    debug.seats.forEach(function (seat) {
+      if (seat.cut_bytes) {
+        box.appendChild(el("p", { className: "note", text: seat.display_name + " (seat " + seat.seat + "): " +
+          seat.cut_bytes.toLocaleString("en-US") + " bytes of its debug lines were cut" +
+          (seat.cut_entries ? ", with the lines of its first " + plural(seat.cut_entries, "decision") : "") +
+          " (a seat keeps the latest 64 KiB of a match)." }));
+      }
+    });
+    var shown = 0;
+    var list = el("div", { className: "replay-debug-lines" });
+    for (var at = this.from; at <= this.pos; at++) {
+      (debug.byFrame.get(at) || []).forEach(function (item) {
+        var line = item.line;
+        var when = line.request === 0 ? "while starting" :
+          line.request === null ? "after the game" : "request " + line.request;
+        var text = (line.cut ? "[… " + line.cut.toLocaleString("en-US") + " bytes cut …]\n" : "") + line.text;
+        list.appendChild(el("section", { className: "replay-debug-entry", "data-seat": item.seat }, [
+          el("h4", { text: (players[item.seat] || item.name) + " (seat " + item.seat + "), " + when }),
+          el("pre", { text: text })
+        ]));
+        shown++;
+      });
+    }
+    if (!shown) list.appendChild(el("p", { className: "note", text: "No debug lines at this step." }));
+    box.appendChild(list);
   };
 
   /* ------------------------------------------------------------------ opening a local log */
@@ -607,6 +831,7 @@
       var viewer = new Viewer(root);
       root.replayViewer = viewer;
       if (root.getAttribute("data-src")) viewer.open("all");
+      viewer.loadDebug();
       var form = root.getAttribute("data-upload") && document.querySelector("[data-replay-form]");
       if (form) bindUpload(viewer, form);
     });

@@ -48,7 +48,7 @@ def test_signup_refuses_a_weak_password_and_says_why(password: str, message: str
 def test_signup_refuses_a_taken_or_malformed_username(owner: Any) -> None:
     client = APIClient()
     taken = client.post("/api/auth/signup/", {"username": "ann", "password": GOOD_PASSWORD})
-    assert taken.status_code == 400
+    assert taken.status_code == 409  # a clash with an account, not a malformed request
     assert "already exists" in taken.json()["username"][0]
 
     malformed = client.post("/api/auth/signup/", {"username": "a b", "password": GOOD_PASSWORD})
@@ -72,8 +72,9 @@ def test_a_token_for_a_username_and_password(owner: Any) -> None:
 def test_a_wrong_password_gets_no_token(owner: Any) -> None:
     response = APIClient().post("/api/auth/token/", {"username": "ann", "password": "nope"})
 
-    assert response.status_code == 400
-    assert "Unable to log in" in response.json()["non_field_errors"][0]
+    assert response.status_code == 401
+    assert response["WWW-Authenticate"] == 'Token realm="api"'
+    assert "Unable to log in" in response.json()["detail"]
     assert "token" not in response.json()
 
 

@@ -9,12 +9,14 @@ keeps them in the test's database, rolled back after it).
 
 from __future__ import annotations
 
+import io
 from datetime import timedelta
 from typing import Any
 
 import pytest
 from axes.models import AccessAttempt
 from django.conf import settings
+from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
@@ -48,7 +50,7 @@ def test_the_default_limits_are_the_documented_ones() -> None:
 def test_40_wrong_passwords_then_the_right_one_is_refused_by_the_api(owner: Any) -> None:
     codes = fail(40)
 
-    assert codes == [400] * (LIMIT - 1) + [429] * (40 - LIMIT + 1)
+    assert codes == [401] * (LIMIT - 1) + [429] * (40 - LIMIT + 1)
     right = token("ann", "pw")
     assert right.status_code == 429
     assert "token" not in right.json()
@@ -70,7 +72,7 @@ def test_40_wrong_passwords_then_the_right_one_is_refused_by_the_login_page(owne
 
 
 def test_a_few_typos_do_not_lock_anyone_out(owner: Any) -> None:
-    assert fail(LIMIT - 1) == [400] * (LIMIT - 1)
+    assert fail(LIMIT - 1) == [401] * (LIMIT - 1)
     assert token("ann", "pw").status_code == 200
     assert page_login(Client(), "ann", "pw").status_code == 302
 
@@ -147,3 +149,47 @@ def test_the_lockout_ends_after_its_time(owner: Any) -> None:
     attempts.update(attempt_time=timezone.now() - timedelta(minutes=15, seconds=1))
 
     assert token("ann", "pw").status_code == 200
+
+
+NETWORK = "2001:db8:7:1"
+"""An IPv6 /64 (documentation prefix): one host may take any address in it."""
+
+
+def test_addresses_of_one_ipv6_64_share_the_address_count(stranger: Any) -> None:
+    """One machine trying many accounts, each guess from a new address of its /64: the /64's
+    count locks it (django-axes counts `AXES_CLIENT_IP_CALLABLE`'s key, ladder/clients.py)."""
+    for i in range(LIMIT):
+        token(f"guess{i}", "wrong", address=f"{NETWORK}::{i + 1:x}")
+
+    refused = token("bo", "pw", address=f"{NETWORK}:5e:77:a1:9")
+    assert refused.status_code == 429
+    assert refused["Retry-After"] == str(15 * 60)
+    assert page_login(Client(REMOTE_ADDR=f"{NETWORK}::abcd"), "bo", "pw").status_code == 429
+    # The next /64 is someone else, and so is an IPv4 client.
+    assert token("bo", "pw", address="2001:db8:7:2::1").status_code == 200
+    assert token("bo", "pw", address=ELSEWHERE).status_code == 200
+    # What staff see in the admin and pass to `axes_reset_ip`: the /64's first address.
+    assert set(AccessAttempt.objects.values_list("ip_address", flat=True)) == {f"{NETWORK}::"}
+    call_command("axes_reset_ip", f"{NETWORK}::", stdout=io.StringIO())
+    assert token("bo", "pw", address=f"{NETWORK}::abcd").status_code == 200
+
+
+def test_behind_the_proxy_an_ipv6_client_is_locked_by_its_64(stranger: Any) -> None:
+    for i in range(LIMIT):
+        token(f"guess{i}", "wrong", address=HOME, HTTP_X_FORWARDED_FOR=f"{NETWORK}::{i + 1:x}")
+
+    behind_nginx = {"address": HOME, "HTTP_X_FORWARDED_FOR": f"{NETWORK}::beef"}
+    assert token("bo", "pw", **behind_nginx).status_code == 429
+    assert token("bo", "pw", address=HOME).status_code == 200  # nginx's own address: clean
+
+
+def test_an_ipv4_client_seen_as_ipv4_mapped_ipv6_is_one_client(stranger: Any) -> None:
+    for i in range(LIMIT // 2):
+        token(f"guess{i}", "wrong", address=f"::ffff:{ELSEWHERE}")
+    for i in range(LIMIT - LIMIT // 2):
+        token(f"guess-four{i}", "wrong", address=ELSEWHERE)
+
+    assert token("bo", "pw", address=ELSEWHERE).status_code == 429
+    assert token("bo", "pw", address=f"::ffff:{ELSEWHERE}").status_code == 429
+    # IPv4 stays per address.
+    assert token("bo", "pw", address="198.51.100.8").status_code == 200

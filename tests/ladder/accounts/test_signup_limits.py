@@ -100,7 +100,7 @@ def test_a_refused_signup_costs_nothing() -> None:
     # A taken name or a weak password is not an account: the author may try again.
     assert api_signup("taken").status_code == 201
     for _ in range(LIMIT + 3):
-        assert api_signup("taken").status_code == 400
+        assert api_signup("taken").status_code == 409
 
     assert signup_wait(address=HOME) == 0
 
@@ -114,3 +114,45 @@ def test_the_count_starts_again_at_the_next_hour(settings: Any) -> None:
     assert signup_wait(address=HOME, now=now + WINDOW) == 0
     settings.GRASS_SIGNUPS_PER_HOUR = 0
     assert signup_wait(address=HOME, now=now) == 0
+
+
+NETWORK = "2001:db8:7:1"
+"""An IPv6 /64 (documentation prefix): one home, one host, as many addresses as it likes."""
+
+
+def test_fifteen_addresses_of_one_ipv6_64_are_one_client() -> None:
+    """The attack: one machine took a new address of its /64 for each account (15 accounts
+    from 15 addresses). Addresses of one /64 share a count, privacy addresses included."""
+    addresses = [f"{NETWORK}::{i + 1:x}" for i in range(8)] + [
+        f"{NETWORK}:{i:x}a1:5e:77:{i + 3:x}" for i in range(7)
+    ]
+    codes = [api_signup(f"v6-{i}", address=a).status_code for i, a in enumerate(addresses)]
+
+    assert codes == [201] * LIMIT + [429] * 5
+    assert get_user_model().objects.count() == LIMIT
+    # The page counts the same way.
+    refused = page_signup("v6-page", address=f"{NETWORK}:ffff:ffff:ffff:ffff")
+    assert refused.status_code == 429
+    # The next /64 is someone else.
+    assert api_signup("v6-neighbour", address="2001:db8:7:2::1").status_code == 201
+
+
+def test_behind_the_proxy_an_ipv6_client_counts_by_its_64() -> None:
+    for i in range(LIMIT):
+        forwarded = {"HTTP_X_FORWARDED_FOR": f"{NETWORK}::{i + 1:x}"}
+        assert api_signup(f"p{i}", **forwarded).status_code == 201
+    late = api_signup("p-late", HTTP_X_FORWARDED_FOR=f"{NETWORK}::beef")
+    assert late.status_code == 429
+    assert api_signup("p-other", HTTP_X_FORWARDED_FOR="2001:db8:8::1").status_code == 201
+
+
+def test_an_ipv4_client_seen_as_ipv4_mapped_ipv6_counts_as_its_ipv4_address() -> None:
+    # A dual-stack socket reports an IPv4 client as ::ffff:a.b.c.d: the same client, one count.
+    for i in range(LIMIT // 2):
+        assert api_signup(f"m{i}", address="::ffff:198.51.100.7").status_code == 201
+    for i in range(LIMIT - LIMIT // 2):
+        assert api_signup(f"m4-{i}", address="198.51.100.7").status_code == 201
+    assert api_signup("m-late", address="::ffff:198.51.100.7").status_code == 429
+    assert api_signup("m-late4", address="198.51.100.7").status_code == 429
+    # IPv4 stays per address: the next address, even in the same /24, is not refused.
+    assert api_signup("m-next", address="198.51.100.8").status_code == 201

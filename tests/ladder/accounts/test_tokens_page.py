@@ -38,3 +38,20 @@ def test_create_replace_and_revoke_a_token(client: Any, owner: Any) -> None:
     assert "no longer works" in answer.content.decode()
     assert not Token.objects.filter(user=owner).exists() and not works(second)
     assert "Log out ann" in answer.content.decode()  # the session is untouched
+
+
+def test_sign_up_shows_the_token_it_made_once(client: Any) -> None:
+    """Signing up makes an API token; the next page shows it in full, once, without the user
+    having to replace it first."""
+    answer = client.post(
+        "/signup/", {"username": "newcomer", "password": "a long pass phrase"}, follow=True
+    )
+    page = answer.content.decode()
+    key = Token.objects.get(user__username="newcomer").key
+    assert answer.redirect_chain == [("/account/tokens/", 302)]
+    assert f'value="{key}"' in page and "not shown again" in page
+    assert "Welcome, newcomer" in page and 'href="/write-a-bot/"' in page
+    assert works(key)
+
+    again = client.get("/account/tokens/").content.decode()
+    assert key not in again and f"<code>{key[:4]}…</code>" in again  # shown once only

@@ -12,7 +12,7 @@ from ladder.bots.models import Bot
 from ladder.bots.signals import bot_disabled
 from ladder.matches.models import Match, MatchSeat
 from ladder.matches.services import bot_disable_if_failing
-from ladder.matchmaking.selectors import matchmaker_candidates
+from ladder.matchmaking.selectors import matchmaker_waiting
 
 pytestmark = pytest.mark.django_db
 
@@ -24,11 +24,14 @@ def _games(version: Any, other: Any, forfeits: list[bool]) -> None:
             match=match,
             seat=0,
             bot_version=version,
+            bot_id=version.bot_id,
             place=2 if forfeited else 1,
             forfeited=forfeited,
             forfeit_reason="crashed: exit status 1" if forfeited else "",
         )
-        MatchSeat.objects.create(match=match, seat=1, bot_version=other, place=1)
+        MatchSeat.objects.create(
+            match=match, seat=1, bot_version=other, bot_id=other.bot_id, place=1
+        )
 
 
 def test_five_forfeits_in_a_row_disable_the_bot_and_tell_its_owner(
@@ -53,9 +56,7 @@ def test_five_forfeits_in_a_row_disable_the_bot_and_tell_its_owner(
     assert bot.disabled is not None
     assert bot.disabled_reason == "forfeited its last 5 games; the last: crashed: exit status 1"
     assert heard == [(bot.pk, bot.disabled_reason)]
-    playing = {
-        c.version.bot_id for c in matchmaker_candidates(ruleset="modern", since=timezone.now())
-    }
+    playing = {c.bot_id for c in matchmaker_waiting(ruleset="modern", limit=10)}
     assert playing == {steady.bot_id}
 
 
@@ -72,6 +73,23 @@ def test_a_new_version_that_passes_validation_puts_the_bot_back(
     bot_version_submit(bot=version.bot, filename="bot.py", data=example_file("greedy"))
     assert Bot.objects.get(pk=version.bot_id).disabled is None
     assert client.get(f"/api/bots/{version.bot_id}/").json()["disabled"] is None
+
+
+def test_a_version_that_passes_validation_puts_its_bot_in_the_matchmakers_pool(
+    owner: Any, example_file: Any, sandbox_ready: None, settings: Any
+) -> None:
+    """The matchmaker reads only the pool's rows (a rating row per ladder ruleset), so the
+    verdict that lets a bot play must make them, in its own transaction."""
+    from ladder.bots.services import bot_create, bot_version_submit
+    from ladder.ratings.models import BotRating
+
+    settings.GRASS_LADDER_TABLES = [("modern", 4), ("classic", 3)]
+    bot = bot_create(owner=owner, name="newcomer")
+    assert not BotRating.objects.filter(bot=bot).exists()
+    bot_version_submit(bot=bot, filename="bot.py", data=example_file("greedy"))
+    rows = BotRating.objects.filter(bot=bot).order_by("ruleset")
+    assert [(r.ruleset, r.games) for r in rows] == [("classic", 0), ("modern", 0)]
+    assert {c.bot_id for c in matchmaker_waiting(ruleset="classic", limit=5)} == {bot.pk}
 
 
 def test_the_owner_gets_a_bot_disabled_delivery(

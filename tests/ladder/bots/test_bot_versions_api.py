@@ -60,7 +60,7 @@ def test_a_broken_upload_is_invalid_and_the_valid_version_still_plays(
     assert detail["versions"]["latest"]["number"] == 2
 
 
-def test_an_unsafe_zip_is_refused_with_the_reason_and_nothing_is_stored(
+def test_an_unsafe_zip_is_an_invalid_version_saying_why_and_is_never_unpacked(
     api: Any, owner: Any
 ) -> None:
     bot = bot_create(owner=owner, name="mine")
@@ -71,10 +71,16 @@ def test_an_unsafe_zip_is_refused_with_the_reason_and_nothing_is_stored(
 
     response = upload(api("owner"), bot.pk, "evil.zip", buffer.getvalue())
 
-    assert response.status_code == 400
-    assert "outside the archive" in response.json()["file"][0]
-    assert not BotVersion.objects.exists()
-    assert not (Path(settings.MEDIA_ROOT) / "bots" / str(bot.pk)).exists()
+    assert response.status_code == 201
+    version = response.json()
+    assert version["status"] == "invalid" and version["language"] == ""
+    assert version["validation_error"].startswith("evil.zip: ")
+    assert "outside the archive" in version["validation_error"]
+    # Kept as sent, under a name of ours, and never unpacked: nothing escaped its folder.
+    stored = BotVersion.objects.get()
+    assert stored.status == BotVersion.Status.INVALID and stored.size == len(buffer.getvalue())
+    assert stored.file.name.endswith("/upload") and stored.file.read() == buffer.getvalue()
+    assert not list(Path(settings.MEDIA_ROOT).rglob("escape.py"))
 
 
 @pytest.mark.parametrize(
@@ -99,13 +105,17 @@ def test_an_upload_over_the_size_limit_is_refused_naming_the_limit(
     assert not (Path(settings.MEDIA_ROOT) / "bots" / str(bot.pk)).exists()
 
 
-def test_an_upload_that_is_not_a_bot_file_is_refused(api: Any, owner: Any) -> None:
+def test_an_upload_that_is_not_a_bot_file_is_an_invalid_version(api: Any, owner: Any) -> None:
+    """The API answers every well-formed upload with a version and its verdict (a schema cannot
+    say which names and bytes make a bot, so none of them is a 400)."""
     bot = bot_create(owner=owner, name="mine")
 
     response = upload(api("owner"), bot.pk, "notes.txt", b"hello")
 
-    assert response.status_code == 400
-    refusal = response.json()["file"][0]
+    assert response.status_code == 201
+    assert response.json()["status"] == "invalid"
+    refusal = response.json()["validation_error"]
+    assert refusal.startswith("notes.txt: ")
     assert "upload a .zip, a single source file or an executable" in refusal
     assert all(language in refusal for language in ("python", "javascript", "cpp", "rust"))
     missing = api("owner").post(f"/api/bots/{bot.pk}/versions/", {}, format="multipart")
@@ -159,3 +169,24 @@ def test_only_the_owner_downloads_a_versions_source(
 
 def test_a_missing_versions_source_is_404(api: Any) -> None:
     assert api("owner").get("/api/versions/12345/source/").status_code == 404
+
+
+def test_one_versions_status_by_its_id(api: Any, owner: Any) -> None:
+    """`GET /api/versions/{id}/`: what a client polls after an upload; the reason of an invalid
+    version only for its owner (and staff), like every other view of versions."""
+    bot = bot_create(owner=owner, name="mine")
+    made = upload(api("owner"), bot.pk, "notes.txt", b"hello").json()
+
+    mine = api("owner").get(f"/api/versions/{made['id']}/")
+    assert mine.status_code == 200
+    body = mine.json()
+    assert (body["id"], body["bot"], body["number"], body["status"]) == (
+        made["id"],
+        bot.pk,
+        1,
+        "invalid",
+    )
+    assert body["validation_error"] == made["validation_error"]
+    theirs = api("anonymous").get(f"/api/versions/{made['id']}/").json()
+    assert theirs["status"] == "invalid" and theirs["validation_error"] is None
+    assert api("owner").get("/api/versions/999999/").status_code == 404

@@ -8,6 +8,7 @@ import pytest
 
 from ladder.bots.services import bot_create
 from ladder.matches.models import MatchSeat
+from ladder.matches.services import bot_records_rebuild
 from ladder.ratings.services import rating_apply
 
 pytestmark = pytest.mark.django_db
@@ -69,6 +70,7 @@ def test_the_detail_has_versions_ratings_and_fault_counts(
         faults={"timeout": 2, "crashed": 1}
     )
     MatchSeat.objects.filter(match=first, bot_version=mine).update(faults={"timeout": 1})
+    bot_records_rebuild()  # the counts are the records recording keeps: as if played so
 
     response = api("stranger").get(f"/api/bots/{mine.bot_id}/")
 

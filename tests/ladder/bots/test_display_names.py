@@ -36,7 +36,8 @@ def test_the_leaderboard_page_and_api_show_owner_slash_bot(client: Any, two_gree
     page = client.get("/").content.decode()
     rows = client.get("/api/leaderboard/").json()["results"]
 
-    assert ">ann/greedy</a>" in page and ">bo/greedy</a>" in page
+    # Owner and name with a line-break opportunity between them (the `owner_name` filter).
+    assert ">ann/<wbr>greedy</a>" in page and ">bo/<wbr>greedy</a>" in page
     assert {row["display_name"] for row in rows} == {"ann/greedy", "bo/greedy", "ann/other"}
 
 
@@ -46,7 +47,8 @@ def test_the_match_page_and_api_show_owner_slash_bot(client: Any, two_greedies: 
     seats = client.get(f"/api/matches/{match.pk}/").json()["seats"]
     listed = client.get("/api/matches/").json()["results"][0]["seats"]
 
-    assert ">ann/greedy</a>" in page and ">bo/greedy</a>" in page
+    # Owner and name with a line-break opportunity between them (the `owner_name` filter).
+    assert ">ann/<wbr>greedy</a>" in page and ">bo/<wbr>greedy</a>" in page
     assert {s["display_name"] for s in seats} == {"ann/greedy", "bo/greedy", "ann/other"}
     assert {s["display_name"] for s in listed} == {"ann/greedy", "bo/greedy", "ann/other"}
 
@@ -55,7 +57,7 @@ def test_the_bot_page_is_titled_owner_slash_bot(client: Any, two_greedies: Any) 
     theirs = two_greedies[1]
     page = client.get(f"/bots/{theirs.bot_id}/").content.decode()
 
-    assert "<h1>bo/greedy</h1>" in page
+    assert "<h1>bo/<wbr>greedy</h1>" in page
 
 
 def test_a_match_plays_its_bots_under_their_owner_slash_names(two_greedies: Any) -> None:
@@ -79,7 +81,7 @@ def test_a_bot_off_the_ladder_holds_no_rank_and_is_shown_apart(
     assert [row["display_name"] for row in rows] == ["bo/greedy", "ann/other"]
     assert [row["rank"] for row in rows] == [1, 2]
     board, off = page.split('id="off-ladder"')
-    assert "ann/greedy" not in board
-    assert "ann/greedy" in off and "off the ladder" in off and "forfeited its last 5" in off
+    assert "ann/<wbr>greedy" not in board and "bo/<wbr>greedy" in board
+    assert "ann/<wbr>greedy" in off and "off the ladder" in off and "forfeited its last 5" in off
     marked = {bot["display_name"]: bot["disabled"] for bot in listed}
     assert marked["ann/greedy"] is not None and marked["bo/greedy"] is None

@@ -36,6 +36,7 @@ def submit(owner: Any, name: str, filename: str, data: bytes) -> BotVersion:
     return bot_version_submit(bot=bot, filename=filename, data=data)
 
 
+@pytest.mark.slow
 def test_a_cpp_bot_is_built_at_validation_and_its_build_is_stored_once(
     owner: Any, sandbox_ready: None, settings: Any
 ) -> None:
@@ -67,6 +68,7 @@ def test_a_build_that_fails_is_an_invalid_version_with_the_compilers_output(
     assert theirs["status"] == "invalid"
 
 
+@pytest.mark.slow
 def test_every_language_of_the_image_is_rated_on_the_ladder_path(
     owner: Any, sandbox_ready: None, settings: Any
 ) -> None:
@@ -140,7 +142,7 @@ def test_a_worker_on_another_image_refuses_matches_and_validations(
 def test_a_worker_on_another_image_stops_taking_matches_at_start(
     settings: Any, caplog: Any
 ) -> None:
-    from ladder.matches.tasks import sweep_sandbox_on_worker_start
+    from ladder.matches.tasks import check_worker_on_start
 
     class Consumer:
         def __init__(self) -> None:
@@ -152,6 +154,6 @@ def test_a_worker_on_another_image_stops_taking_matches_at_start(
     settings.GRASS_RUNTIME_IMAGE = "9-ffffffffffff"
     consumer = Consumer()
     with caplog.at_level(logging.ERROR):
-        sweep_sandbox_on_worker_start(sender=consumer)
-    assert consumer.cancelled == ["matches"]
+        check_worker_on_start(sender=consumer)
+    assert consumer.cancelled == ["matches", "challenges"]
     assert "this worker refuses matches" in caplog.text and "9-ffffffffffff" in caplog.text

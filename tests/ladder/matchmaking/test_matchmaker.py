@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import random
+from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
-from ladder.bots.models import BotVersion
+from ladder.bots.models import Bot, BotVersion
 from ladder.bots.services import bot_version_upload
 from ladder.matches.models import Match
 from ladder.matches.services import match_create
@@ -27,17 +29,25 @@ def sent(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 @pytest.fixture
 def bots(valid_version: Any) -> Any:
-    """`make(ratings)`: one bot with a valid version per rating, named b0, b1, ..."""
+    """`make(ratings)`: one bot with a valid version per rating, named b0, b1, ... (each has
+    joined the matchmaker's pool with its valid version; its modern rating is set here)."""
 
     def make(ratings: list[float]) -> list[BotVersion]:
         versions = [valid_version(f"b{i}") for i in range(len(ratings))]
-        BotRating.objects.bulk_create(
-            BotRating(bot_id=v.bot_id, ruleset="modern", mu=mu)
-            for v, mu in zip(versions, ratings, strict=True)
-        )
+        for version, mu in zip(versions, ratings, strict=True):
+            BotRating.objects.filter(bot_id=version.bot_id, ruleset="modern").update(mu=mu)
         return versions
 
     return make
+
+
+def _seated(versions: list[BotVersion], minutes_ago: dict[int, int]) -> None:
+    """Mark bots (by index) as last seated that many minutes ago in modern."""
+    now = timezone.now()
+    for index, minutes in minutes_ago.items():
+        BotRating.objects.filter(bot_id=versions[index].bot_id, ruleset="modern").update(
+            last_queued=now - timedelta(minutes=minutes)
+        )
 
 
 def _bot_ids(match: Match) -> set[int]:
@@ -61,27 +71,68 @@ def test_capacity_counts_queued_and_running_matches(
     assert Match.objects.filter(status__in=["queued", "running"]).count() == 5
 
 
-def test_the_least_played_bot_gets_a_seat(bots: Any, finished_match: Any) -> None:
+def test_the_bot_waiting_longest_gets_a_seat(bots: Any) -> None:
     versions = bots([1500, 1500, 1500, 1500, 1500])
-    for a, b in [(0, 1), (2, 3), (1, 4), (3, 4)]:
-        finished_match([versions[a], versions[b]], [1, 2])
-    # Games in the last 24 hours: b0 1, b1 2, b2 1, b3 2, b4 2.
-    for seed in range(5):
+    # Seated last: b0 and b2 an hour ago (a tie, broken at random), the others lately.
+    _seated(versions, {0: 60, 1: 5, 2: 60, 3: 4, 4: 3})
+    pivots = set()
+    for seed in range(8):
         (match,) = matchmaker_fill(seats=2, capacity=1, rng=random.Random(seed))
-        assert _bot_ids(match) & {versions[0].bot_id, versions[2].bot_id}
+        ids = _bot_ids(match)
+        assert ids & {versions[0].bot_id, versions[2].bot_id}
+        pivots |= ids & {versions[0].bot_id, versions[2].bot_id}
         match.delete()
+        _seated(versions, {0: 60, 2: 60})
+    assert pivots == {versions[0].bot_id, versions[2].bot_id}
 
 
-def test_opponents_have_similar_ratings(bots: Any, finished_match: Any) -> None:
+def test_a_bot_never_seated_comes_before_every_seated_one(bots: Any) -> None:
+    versions = bots([1500, 1500, 1500])
+    _seated(versions, {0: 600, 1: 600})
+    (match,) = matchmaker_fill(seats=2, capacity=1, rng=random.Random(3))
+    assert versions[2].bot_id in _bot_ids(match)
+
+
+def test_opponents_have_similar_ratings(bots: Any) -> None:
     versions = bots([1000, 1010, 1020, 1030, 2000, 2010, 2020, 2030])
-    # Everyone has played once except b5 (2010), whom the match is built around.
-    for a, b in [(0, 1), (2, 3), (4, 6), (7, 0)]:
-        finished_match([versions[a], versions[b]], [1, 2])
+    # Everyone has been seated lately except b5 (2010), whom the match is built around.
+    _seated(versions, {i: 1 for i in range(8) if i != 5})
 
     (match,) = matchmaker_fill(seats=4, capacity=1, rng=random.Random(1))
 
     assert _bot_ids(match) == {v.bot_id for v in versions[4:]}
     assert match.ruleset == "modern" and match.status == Match.Status.QUEUED
+
+
+def test_a_disabled_bot_is_not_seated(bots: Any) -> None:
+    versions = bots([1500, 1500, 1500])
+    Bot.objects.filter(pk=versions[0].bot_id).update(disabled=timezone.now())
+    for seed in range(4):
+        (match,) = matchmaker_fill(seats=3, capacity=1, rng=random.Random(seed))
+        assert _bot_ids(match) == {versions[1].bot_id, versions[2].bot_id}
+        match.delete()
+
+
+def test_a_tick_reads_the_same_queries_whatever_the_number_of_bots(
+    bots: Any, django_assert_max_num_queries: Any
+) -> None:
+    """The tick's cost is the matches it queues: with 6 bots or 40, the same queries, each a
+    short index range (the bench, `manage.py bench_scale`, times it at 100,000 bots)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def queries(n: int) -> int:
+        Match.objects.all().delete()
+        BotRating.objects.all().delete()
+        BotVersion.objects.all().delete()
+        Bot.objects.all().delete()
+        bots([1500 + 10 * i for i in range(n)])
+        with CaptureQueriesContext(connection) as captured:
+            assert len(matchmaker_fill(seats=4, capacity=3, rng=random.Random(5))) == 3
+        assert not any("IN (" in q["sql"] and q["sql"].count("%s") > 20 for q in captured)
+        return len(captured)
+
+    assert queries(6) == queries(40)
 
 
 def test_successive_matches_spread_over_the_bots_without_duplicates(bots: Any) -> None:
@@ -187,103 +238,26 @@ def test_beat_runs_the_matchmaker_and_the_sweep(bots: Any, settings: Any) -> Non
     assert Match.objects.filter(status=Match.Status.QUEUED).count() == 1
 
 
-def test_matches_have_a_queue_of_their_own_that_every_worker_takes() -> None:
-    """A validation, a webhook or a tournament's next round never waits behind queued matches:
-    run_match goes to `matches`, the rest to `celery`, and a worker started without -Q takes
-    both (Celery consumes every queue in task_queues)."""
+def test_matches_have_a_queue_of_their_own_and_everything_else_is_quick_work() -> None:
+    """A validation, a tick, a sweep, a webhook or a tournament's next round never waits
+    behind games: run_match goes to `matches`, every other task of the site to `celery`, the
+    quick queue that `make run` and deploy/systemd give a pool of its own (`-Q celery`)."""
+    from pathlib import Path
+
     from ladder.celery import app
     from ladder.matches.tasks import run_match
-    from ladder.tournaments.tasks import progress_tournament
 
+    app.loader.import_default_modules()  # every app's tasks module, as a worker loads them
     router = app.amqp.router
-    assert router.route({}, run_match.name)["queue"].name == "matches"
-    assert router.route({}, progress_tournament.name)["queue"].name == "celery"
-    assert {q.name for q in app.amqp.queues.consume_from.values()} == {"celery", "matches"}
-
-
-class FakeBroadcast:
-    """What `app.control.broadcast("grass_capacity", reply=True, ...)` answers: one entry per
-    worker that replied."""
-
-    def __init__(self, replies: list[dict[str, Any]]) -> None:
-        self.replies = replies
-        self.asked = 0
-
-    def __call__(self, command: str, **_: Any) -> list[dict[str, Any]]:
-        assert command == "grass_capacity"
-        self.asked += 1
-        return self.replies
-
-
-def test_auto_capacity_is_two_matches_per_live_worker_process(
-    bots: Any, settings: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from django.core.cache import cache
-
-    from ladder.celery import app
-    from ladder.matchmaking.capacity import match_capacity, seat_capacity
-
-    settings.GRASS_MATCH_CAPACITY = None  # auto
-    cache.clear()
-    workers = FakeBroadcast(
-        [
-            {"w1@a": {"processes": 3, "cores": 2}},
-            {"w2@b": {"processes": 2, "cores": 2}},
-            {"odd@c": {"error": "No such command"}},  # an older worker: 1 process, 1 core
-        ]
-    )
-    monkeypatch.setattr(app.control, "broadcast", workers)
-    assert match_capacity() == 2 * (3 + 2 + 1)
-    assert match_capacity() == 12 and workers.asked == 1  # the answer stands a while
-    assert seat_capacity() == 8 * (2 + 2 + 1) and workers.asked == 1
-    settings.GRASS_MATCHES_PER_WORKER_PROCESS = 1
-    assert match_capacity() == 6
-
-    bots([1500] * 4)
-    assert len(matchmaker_fill(seats=2)) == 6
-    settings.GRASS_MATCH_CAPACITY = 7  # a fixed number wins over the workers' answer
-    assert seat_capacity() is None
-    assert len(matchmaker_fill(seats=2)) == 1
-
-
-def test_auto_capacity_counts_seats_against_the_workers_cores(
-    bots: Any, settings: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A worker with more processes than cores: its cores, not its processes, bound the
-    tables in flight, so the extra work waits in the queue instead of slowing every match."""
-    from django.core.cache import cache
-
-    from ladder.celery import app
-
-    settings.GRASS_MATCH_CAPACITY = None
-    cache.clear()
-    monkeypatch.setattr(
-        app.control, "broadcast", FakeBroadcast([{"big@a": {"processes": 8, "cores": 1}}])
-    )
-    bots([1500] * 4)
-    created = matchmaker_fill(seats=4)
-    assert len(created) == 2  # 8 seats on one core: two four-seat tables, not sixteen
-    assert matchmaker_fill(seats=2) == []  # every seat taken, whatever the table size
-    settings.GRASS_SEATS_PER_CORE = 12
-    assert len(matchmaker_fill(seats=2)) == 2  # 4 seats free: two more two-seat tables
-
-
-def test_with_no_worker_answering_nothing_is_queued(
-    bots: Any, settings: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from django.core.cache import cache
-
-    from ladder.celery import app
-
-    settings.GRASS_MATCH_CAPACITY = None
-    cache.clear()
-    monkeypatch.setattr(app.control, "broadcast", FakeBroadcast([]))
-    bots([1500] * 4)
-    assert matchmaker_fill(seats=2) == []
-
-    def broker_down(command: str, **_: Any) -> Any:
-        raise ConnectionError("Error 111 connecting to 127.0.0.1:6379")
-
-    cache.clear()
-    monkeypatch.setattr(app.control, "broadcast", broker_down)
-    assert matchmaker_fill(seats=2) == []
+    ours = [name for name in app.tasks if name.startswith("ladder.")]
+    assert run_match.name in ours and len(ours) > 5
+    for name in ours:
+        expected = "matches" if name == run_match.name else "celery"
+        assert router.route({}, name)["queue"].name == expected, name
+    # The quick pool exists wherever the site runs, and the match pool takes matches only.
+    root = Path(__file__).resolve().parents[3]
+    procfile = (root / "Procfile").read_text()
+    assert "-Q celery" in procfile and "-Q matches,challenges" in procfile
+    units = root / "deploy" / "systemd"
+    assert "-Q celery" in (units / "grass-worker-quick.service").read_text()
+    assert "-Q matches,challenges" in (units / "grass-worker.service").read_text()

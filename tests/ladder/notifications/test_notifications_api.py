@@ -109,11 +109,33 @@ def test_the_owner_deletes_a_webhook_with_its_deliveries(api: Any, hook: Webhook
     assert not Webhook.objects.exists() and not Delivery.objects.exists()
 
 
+def test_a_host_that_does_not_resolve_yet_is_taken_and_checked_at_delivery(
+    api: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DNS decides, not the request: a name with no answer now may have one by the first
+    delivery, which checks it again (and is tried again while it has none)."""
+
+    real = socket.getaddrinfo
+
+    def no_answer(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+        if host.endswith(".example"):  # an address needs no DNS: it is always answered
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return real(host, port, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", no_answer)
+    answer = api("owner").post("/api/webhooks/", {"url": "https://later.example/h"}, format="json")
+    assert answer.status_code == 201, answer.json()
+    assert Webhook.objects.get().url == "https://later.example/h"
+    # A private address is still refused, whatever DNS says.
+    private = api("owner").post("/api/webhooks/", {"url": "http://10.0.0.1/h"}, format="json")
+    assert private.status_code == 400 and "non-public address" in str(private.json())
+
+
 def test_an_owner_has_at_most_ten_webhooks(api: Any, owner: Any) -> None:
     for _ in range(10):
         webhook_create(owner=owner, url=URL)
     answer = api("owner").post("/api/webhooks/", {"url": URL}, format="json")
-    assert answer.status_code == 400 and "10 webhooks" in str(answer.json())
+    assert answer.status_code == 409 and "10 webhooks" in str(answer.json())
 
 
 def test_the_page_needs_a_login_and_is_linked_for_signed_in_users(

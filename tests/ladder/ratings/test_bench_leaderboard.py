@@ -114,6 +114,7 @@ def test_the_command_refuses_a_database_not_named_bench() -> None:
         call_command("bench_leaderboard", "--bots", "4", "--matches", "1")
 
 
+@pytest.mark.slow
 def test_a_tiny_run_end_to_end(postgres_ready: None) -> None:
     """The whole command on its own fresh database: load, gunicorn, wrk, report (about 10 s)."""
     import shutil

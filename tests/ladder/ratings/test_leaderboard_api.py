@@ -121,3 +121,31 @@ def test_the_leaderboard_reads_wins_from_the_rating_not_the_changes(
     with django_assert_num_queries(1):
         rows = leaderboard(ruleset="modern")[0:50]
     assert [(r.bot, r.win_rate) for r in rows] == [("alpha", 0.0), ("beta", 0.0)]
+
+
+def test_a_bot_rated_just_now_is_on_a_small_board_at_once(
+    valid_version: Any, finished_match: Any
+) -> None:
+    """A small board is counted at every request: a kept count would end the last page before
+    the bot that was rated a moment ago (seen: the home page left a new bot out for a minute)."""
+    a, b = valid_version("alpha"), valid_version("beta")
+    rating_apply(match=finished_match([a, b], [1, 2]))
+    client = APIClient()
+    assert client.get("/api/leaderboard/", {"ruleset": "modern"}).json()["count"] == 2
+    c = valid_version("gamma")
+    rating_apply(match=finished_match([a, c], [2, 1]))
+    body = client.get("/api/leaderboard/", {"ruleset": "modern"}).json()
+    assert body["count"] == 3
+    assert sorted(row["bot"] for row in body["results"]) == ["alpha", "beta", "gamma"]
+
+
+def test_a_big_board_keeps_its_count_a_while(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ladder.ratings import selectors
+
+    monkeypatch.setattr(selectors, "CACHED_FROM", 30)
+    _board(40)
+    assert len(leaderboard(ruleset="modern")) == 40
+    BotRating.objects.filter(ruleset="modern").order_by("mu")[:1].get().delete()
+    assert len(leaderboard(ruleset="modern")) == 40  # kept
+    monkeypatch.setattr(selectors, "CACHED_FROM", 50)
+    assert len(leaderboard(ruleset="modern")) == 39  # a small board: counted

@@ -125,20 +125,47 @@ def test_the_command_reports_then_applies(ladder: list[Match]) -> None:
         call_command("ratings_rebuild", "--ruleset", "poker")
 
 
-def test_the_admin_voids_matches_and_rebuilds_their_ratings(
-    ladder: list[Match], admin_client: Any
+def test_the_admin_voids_matches_and_a_task_rebuilds_their_ratings(
+    ladder: list[Match],
+    admin_client: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Any,
 ) -> None:
+    """The request only clears `rated` and sends the rebuild to a worker: on a big ladder a
+    rebuild takes minutes, and it used to run inside the request."""
+    from ladder.ratings import tasks
+
+    sent: list[str] = []
+    monkeypatch.setattr(tasks.rebuild_ratings, "delay", sent.append)
+    before = _stored()
     voided = ladder[:2]
-    response = admin_client.post(
-        "/admin/matches/match/",
-        {"action": "void", "_selected_action": [m.pk for m in voided]},
-        follow=True,
-    )
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post(
+            "/admin/matches/match/",
+            {"action": "void", "_selected_action": [m.pk for m in voided]},
+            follow=True,
+        )
     assert response.status_code == 200
-    assert "Voided. modern: 13 matches rated again" in response.content.decode()
+    assert "Voided. The ratings of modern are being rebuilt by a task" in (
+        response.content.decode()
+    )
     assert not Match.objects.filter(pk__in=[m.pk for m in voided], rated=True).exists()
+    assert sent == ["modern"]
+    assert _stored() == before  # nothing rebuilt in the request
+    assert RatingChange.objects.filter(match__in=voided).exists()
+
+    assert tasks.rebuild_ratings("modern")["matches"] == 13
     assert not RatingChange.objects.filter(match__in=voided).exists()
     assert rating_rebuild(ruleset="modern").differences == []
     assert sum(games for _, games, _ in _stored().values()) == sum(
         m.seats.count() for m in ladder[2:]
     )
+
+
+def test_a_rebuild_streams_its_matches(ladder: list[Match]) -> None:
+    """The matches come from a server-side cursor, a chunk at a time: no list of every id."""
+    from ladder.ratings.rebuild import rated_matches
+
+    stream = rated_matches(ruleset="modern")
+    assert not isinstance(stream, list)
+    assert len(list(stream)) == 15

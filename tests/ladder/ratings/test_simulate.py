@@ -147,6 +147,7 @@ def test_main_rejects_bad_seats() -> None:
         main(["--seats", "1-7"])
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("baselines")
 def test_our_elo_ranks_at_least_as_well_as_trueskill_on_the_issues_scenario() -> None:
     """The issue's scenario (50 bots, 2,000 four-seat games) on seeds that were neither tuned on

@@ -107,7 +107,13 @@ def test_every_setting_read_from_the_environment_is_documented() -> None:
         assert f"`{name}`" in readme, f"{name} not in deploy/README.md's table"
 
 
-UNITS = ("grass-web.service", "grass-worker.service", "grass-beat.service")
+UNITS = (
+    "grass-web.service",
+    "grass-worker.service",
+    "grass-worker-quick.service",
+    "grass-beat.service",
+    "grass-live.service",
+)
 
 
 def _needs(*tools: str) -> None:
@@ -174,5 +180,7 @@ def test_setup_installs_python3_venv_whenever_ensurepip_is_missing() -> None:
     check = '/usr/bin/python3 -c "import ensurepip" 2>/dev/null || need_apt+=(python3-venv)'
     for path, text in (("production", production), ("development", development)):
         assert check in text, f"setup.sh's {path} path does not check for ensurepip"
-        assert "python3 -m venv .venv" in text
+        assert "\n    venv\n" in text or "\nvenv\n" in text, f"{path}: no .venv made"
+    # On Debian's python3, which the worker's unprivileged user can run (not pyenv's, say).
+    assert "[ -x .venv/bin/python ] || /usr/bin/python3 -m venv .venv" in script
     subprocess.run(["bash", "-n", DEPLOY / "setup.sh"], check=True, timeout=30)

@@ -17,13 +17,19 @@ PATHS = {
     "/api/auth/token/": {"post"},
     "/api/auth/me/": {"get"},
     "/api/bots/": {"get", "post"},
-    "/api/bots/{bot_id}/": {"get"},
+    "/api/bots/{bot_id}/": {"get", "patch"},
     "/api/bots/{bot_id}/versions/": {"get", "post"},
+    "/api/versions/{version_id}/": {"get"},
     "/api/versions/{version_id}/source/": {"get"},
     "/api/matches/": {"get"},
     "/api/matches/{match_id}/": {"get"},
     "/api/matches/{match_id}/log/": {"get"},
+    "/api/matches/{match_id}/debug/": {"get"},
     "/api/leaderboard/": {"get"},
+    "/api/challenges/": {"get", "post"},
+    "/api/challenges/{challenge_id}/": {"get"},
+    "/api/challenges/{challenge_id}/rematch/": {"post"},
+    "/api/challenges/{challenge_id}/cancel/": {"post"},
     "/api/tournaments/": {"get", "post"},
     "/api/tournaments/{tournament_id}/": {"get"},
     "/api/tournaments/{tournament_id}/entries/": {"post"},
@@ -42,8 +48,11 @@ BODILESS_POSTS = {
     "/api/tournaments/{tournament_id}/resume/",
     "/api/tournaments/{tournament_id}/cancel/",
     "/api/webhooks/{webhook_id}/test/",
+    "/api/challenges/{challenge_id}/rematch/",
+    "/api/challenges/{challenge_id}/cancel/",
 }
-"""Posts that take no body: the organiser's pause, resume and cancel; a webhook's test ping."""
+"""Posts that take no body: the organiser's pause, resume and cancel; a webhook's test ping;
+a challenge's rematch and calling it off."""
 
 
 @pytest.fixture
@@ -94,3 +103,58 @@ def test_the_docs_page_loads_nothing_from_another_site() -> None:
     assert static
     for asset in static:
         assert finders.find(asset), asset
+
+
+def test_every_body_is_offered_under_one_content_type(schema: dict[str, Any]) -> None:
+    """Three content types per body make generated clients offer three bodies (and
+    openapi-python-client's code then does not import): JSON, or multipart for the upload."""
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            if "requestBody" in operation:
+                content = set(operation["requestBody"]["content"])
+                assert content in ({"application/json"}, {"multipart/form-data"}), (
+                    method,
+                    path,
+                    content,
+                )
+
+
+@pytest.mark.parametrize(
+    ("path", "media_type"),
+    [
+        ("/api/matches/{match_id}/log/", "application/gzip"),
+        ("/api/tournaments/{tournament_id}/archive/", "application/zip"),
+    ],
+)
+def test_files_are_binary_responses_every_client_reads_as_bytes(
+    schema: dict[str, Any], path: str, media_type: str
+) -> None:
+    content = schema["paths"][path]["get"]["responses"]["200"]["content"]
+    binary = {"type": "string", "format": "binary"}
+    assert content == {
+        media_type: {"schema": binary},
+        "application/octet-stream": {"schema": binary},
+    }
+
+
+def test_the_token_schemes_are_named(schema: dict[str, Any]) -> None:
+    schemes = schema["components"]["securitySchemes"]
+    assert schemes["tokenAuth"]["name"] == "Authorization"
+    assert 'prefix "Token"' in schemes["tokenAuth"]["description"]
+    assert {k: schemes["bearerAuth"][k] for k in ("type", "scheme")} == {
+        "type": "http",
+        "scheme": "bearer",
+    }
+    create = schema["paths"]["/api/bots/"]["post"]["security"]
+    assert {"tokenAuth": []} in create and {"bearerAuth": []} in create
+
+
+def test_the_same_token_works_as_token_and_as_bearer(owner: Any) -> None:
+    from ladder.accounts.services import token_get_or_create
+
+    key = token_get_or_create(user=owner).key
+    for header in (f"Token {key}", f"Bearer {key}"):
+        me = APIClient().get("/api/auth/me/", HTTP_AUTHORIZATION=header)
+        assert me.status_code == 200 and me.json()["username"] == "ann", header
+    wrong = APIClient().get("/api/auth/me/", HTTP_AUTHORIZATION="Bearer not-a-key")
+    assert wrong.status_code == 401

@@ -261,7 +261,9 @@ def test_the_tournament_page_shows_rounds_tables_places_match_links_and_byes(
     assert "<h2>Round 1" not in client.get(f"/tournaments/{t.pk}/").content.decode()
     tournament_tick(tournament_id=t.pk, now=t.starts_at)
     entries = {e.pk: e for e in t.entries.select_related("bot", "version")}
-    name = {pk: e.bot.display_name for pk, e in entries.items()}  # owner/bot
+    # owner/bot, with a line-break opportunity after the slash where it is a link.
+    name = {pk: e.bot.display_name for pk, e in entries.items()}
+    link = {pk: n.replace("/", "/<wbr>") for pk, n in name.items()}
     round_ = t.rounds.get(number=1)
     tables = list(round_.tables.order_by("number"))
     assert len(tables) == 2 and len(round_.byes) == 1
@@ -277,7 +279,7 @@ def test_the_tournament_page_shows_rounds_tables_places_match_links_and_byes(
     assert "<h2>Entrants (5)</h2>" in page
     for pk, e in entries.items():
         assert (
-            f'<a href="/bots/{e.bot_id}/">{name[pk]}</a>, '
+            f'<a href="/bots/{e.bot_id}/">{link[pk]}</a>, '
             f"plays v{e.version.number}, seed {e.seed_rank}"
         ) in page
     assert "<h2>Round 1 (running)</h2>" in page

@@ -28,8 +28,9 @@ from ladder.tournaments.pairing import (
     swiss_round,
     table_plan,
 )
+from tests.tiers import examples
 
-FAST = settings(max_examples=40, deadline=None)
+FAST = settings(max_examples=examples(40), deadline=None)
 
 
 def ids(n: int) -> list[int]:

@@ -425,7 +425,9 @@ def test_top_n_keeps_the_ladders_best_at_the_close(
 
     bots = entrants(4)
     for mu, bot in zip([1600, 1500, 1400, 1700], bots, strict=True):
-        BotRating.objects.create(bot=bot, ruleset="modern", mu=mu, games=5)
+        BotRating.objects.update_or_create(
+            bot=bot, ruleset="modern", defaults={"mu": mu, "games": 5}
+        )
     t = make_tournament(format="swiss", seats=2, eligibility="top_n", top_n=2)
     _enter(t, bots, owner)
     t = _start(t)

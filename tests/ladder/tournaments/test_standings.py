@@ -26,6 +26,7 @@ from ladder.tournaments.standings import (
     standings,
     table_points,
 )
+from tests.tiers import examples
 
 
 def result(seats: Sequence[int], totals: Sequence[int]) -> TableResult:
@@ -209,7 +210,7 @@ def tournaments(draw: st.DrawFn) -> tuple[list[int], list[TableResult], dict[int
     return entrants, results, byes
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(tournaments())
 def test_standings_properties(
     tournament: tuple[list[int], list[TableResult], dict[int, int]],

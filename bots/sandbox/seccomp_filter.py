@@ -1,7 +1,6 @@
-"""Compile the bots' seccomp filter; run by Debian's /usr/bin/python3 (python3-seccomp).
-
-Prints the BPF program on stdout for `bwrap --seccomp FD`. Everything is allowed except what a
-bot has no use for and an attacker would want, by class:
+"""The boxes' seccomp filter, compiled by Debian's python3-seccomp (`program()`: the BPF
+program for `bwrap --seccomp FD`). Everything is allowed except what a bot has no use for and an
+attacker would want, by class:
 
 - other processes: tracing, reading or writing their memory, stealing their descriptors;
 - new namespaces and mounts, by every way in: `unshare`, `setns`, `clone` with any
@@ -12,22 +11,24 @@ bot has no use for and an attacker would want, by class:
 - the kernel itself: keyrings, BPF, perf, io_uring, userfaultfd, modules, kexec, reboot, swap,
   accounting, quotas, the kernel log, file handles;
 - channels between boxes through what the boxes share read-only (`/usr`, the runtime): file
-  locks (`flock`, `fcntl` lock and lease commands), change notification (`inotify`,
-  `fanotify`, `fcntl(F_NOTIFY)`), and page-cache probes (`cachestat`, `preadv2`/`pwritev2`
-  with RWF_NOWAIT); and the host-wide counters of `sysinfo` (processes, free memory, load);
+  locks (`flock`, answered ENOSYS, which cargo takes for a filesystem without locks; `fcntl`
+  lock and lease commands), change notification (`inotify`, `fanotify`, `fcntl(F_NOTIFY)`),
+  and the page cache: probes (`mincore`, `cachestat`, `preadv2`/`pwritev2` with RWF_NOWAIT)
+  and evictions (`posix_fadvise`, `readahead`, `madvise` with MADV_COLD or MADV_PAGEOUT,
+  `process_madvise`): one box evicting pages of a shared file that another box then times
+  was a channel of 31 bits in 32 between two turns (tests/bots/test_hostile_channels.py);
+  and the host-wide counters of `sysinfo` (processes, free memory, load);
 - sockets other than Unix ones (the network namespace is empty anyway);
 - every system call newer than the ones this list was written against (ENOSYS, which is what
   a program sees on an older kernel, so libraries fall back): a new kernel adds no hole.
 
-Kept as a script (not imported) because the libseccomp bindings exist only for Debian's
-Python, not for the project's virtual environment.
+The libseccomp bindings exist only for Debian's Python, which runs the box program; this
+module is imported there only.
 """
 
-import errno
-import socket
-import sys
+from __future__ import annotations
 
-import seccomp  # type: ignore[import-not-found]  # Debian python3-seccomp
+import errno
 
 DENY = [
     # other processes
@@ -76,8 +77,8 @@ DENY = [
     "ustat",
     "open_by_handle_at",
     "name_to_handle_at",
+    "process_madvise",
     # channels through shared files and host-wide counters
-    "flock",
     "inotify_init",
     "inotify_init1",
     "inotify_add_watch",
@@ -85,8 +86,26 @@ DENY = [
     "fanotify_mark",
     "sysinfo",
 ]
-NOT_THERE = ["clone3", "cachestat"]
-"""Answered ENOSYS: callers treat the call as missing and fall back (glibc: clone3 to clone)."""
+NOT_THERE = [
+    "clone3",
+    "cachestat",
+    "flock",
+    "fadvise64",
+    "readahead",
+    "mincore",
+    # Kernel AIO reads with RWF_NOWAIT: another way to ask whether a page is cached.
+    "io_setup",
+    "io_destroy",
+    "io_submit",
+    "io_cancel",
+    "io_getevents",
+    "io_pgetevents",
+]
+"""Answered ENOSYS: callers treat the call as missing and fall back (glibc: clone3 to clone;
+cargo: no locking; `cp`: no read-ahead hints; libaio users: synchronous I/O)."""
+MADV_COLD, MADV_PAGEOUT = 20, 21
+"""madvise advice that reclaims a mapping's pages (shared file pages included): answered
+EINVAL, what a kernel before 5.4 says of advice it does not know."""
 STATMOUNT, LISTMOUNT, OPEN_TREE_ATTR = 457, 458, 467
 """x86-64 numbers of calls newer than Debian 12's libseccomp knows by name."""
 NEWEST_ALLOWED = 462
@@ -114,9 +133,19 @@ LOCK_COMMANDS = {
     "F_NOTIFY": 1026,
 }
 RWF_NOWAIT = 0x00000008
+DEBIAN_PACKAGES = "/usr/lib/python3/dist-packages"
 
 
-def main() -> None:
+def program() -> bytes:
+    """The compiled filter."""
+    import socket
+    import sys
+    import tempfile
+
+    if DEBIAN_PACKAGES not in sys.path:  # run with -S, which leaves Debian's packages out
+        sys.path.append(DEBIAN_PACKAGES)
+    import seccomp  # type: ignore[import-not-found, unused-ignore]  # Debian python3-seccomp
+
     rules = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
     eperm = seccomp.ERRNO(errno.EPERM)
     enosys = seccomp.ERRNO(errno.ENOSYS)
@@ -132,6 +161,8 @@ def main() -> None:
         rules.add_rule(eperm, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
     for command in LOCK_COMMANDS.values():
         rules.add_rule(eperm, "fcntl", seccomp.Arg(1, seccomp.EQ, command))
+    for advice in (MADV_COLD, MADV_PAGEOUT):
+        rules.add_rule(seccomp.ERRNO(errno.EINVAL), "madvise", seccomp.Arg(2, seccomp.EQ, advice))
     for call in ("preadv2", "pwritev2"):
         rules.add_rule(eperm, call, seccomp.Arg(5, seccomp.MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT))
     rules.add_rule(
@@ -139,8 +170,8 @@ def main() -> None:
     )
     # A binary tree of system call numbers rather than a list: the filter runs on every call.
     rules.set_attr(seccomp.Attr.CTL_OPTIMIZE, 2)
-    rules.export_bpf(sys.stdout)
-
-
-if __name__ == "__main__":
-    main()
+    with tempfile.TemporaryFile() as out:
+        rules.export_bpf(out)
+        out.seek(0)
+        data: bytes = out.read()
+    return data

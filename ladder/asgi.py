@@ -1,0 +1,31 @@
+"""ASGI entry point: `daphne ladder.asgi:application` (deploy/systemd/grass-live.service; in
+development `manage.py runserver` serves it, daphne being the first installed app).
+
+HTTP goes to Django as under WSGI; WebSockets (`/ws/...`) to the live tables' consumers
+(`ladder.live.routing`), with the visitor's session (AuthMiddlewareStack: the same cookie as
+the pages) and only from pages of this site: a socket whose Origin is not one of
+ALLOWED_HOSTS is refused, so another site cannot open one with a visitor's cookie.
+"""
+
+import os
+
+from django.core.asgi import get_asgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ladder.settings")
+# Django is set up before the consumers (and the models they read) are imported.
+django_application = get_asgi_application()
+
+from channels.auth import AuthMiddlewareStack  # noqa: E402
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+
+from ladder.live.routing import websocket_urlpatterns  # noqa: E402
+
+application = ProtocolTypeRouter(
+    {
+        "http": django_application,
+        "websocket": AllowedHostsOriginValidator(
+            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+        ),
+    }
+)

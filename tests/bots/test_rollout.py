@@ -1,0 +1,61 @@
+"""The rollout policy (`bots.sdk.rollout`) chooses what `greedy.choose` chooses, position by
+position, under both rulesets, 2 to 6 seats and the variants that add decisions; and it reads
+the engine's moves, not their texts (a renamed text would not change its choice)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from bots.sdk import greedy, rollout
+from engine import Game, Variants, new_game
+
+
+def positions(ruleset: str, players: int, seed: int, variants: Variants) -> list[Game]:
+    """Every decision of a game where each seat plays greedy or random at random (random moves
+    reach the odd positions greedy alone never would), as copies."""
+    rng = random.Random(seed)
+    game = new_game(ruleset, players, seed, variants, limits={"max_hands": 3})
+    seen: list[Game] = []
+    while not game.over:
+        seen.append(game.clone())
+        view = rollout.EngineView(game)
+        game.apply(greedy.choose(view) if rng.random() < 0.6 else rng.choice(view.legal))
+    return seen
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "players", "variants"),
+    [
+        ("modern", 4, Variants()),
+        ("modern", 2, Variants()),
+        ("modern", 6, Variants(hidden_deals=True, give_me_five=True)),
+        ("classic", 4, Variants()),
+        ("classic", 5, Variants(lucky_or_not=True)),
+    ],
+)
+def test_it_chooses_as_greedy_does(ruleset: str, players: int, variants: Variants) -> None:
+    compared = turns = 0
+    for seed in range(12):
+        for game in positions(ruleset, players, seed, variants):
+            expected = greedy.choose(rollout.EngineView(game))
+            assert rollout.choose(game) == expected, (seed, game.decision)
+            compared += 1
+            turns += game.phase.value == "turn"
+    assert turns > 500 and compared > turns
+
+
+def test_the_best_swap_is_greedys() -> None:
+    for seed in range(20):
+        for game in positions("modern", 4, seed, Variants()):
+            legal = list(game.moves)
+            if not any(a.startswith("swap ") for a in legal):
+                continue
+            view = rollout.EngineView(game)
+            swaps = [a for a in legal if a.startswith("swap ")]
+            gain = max(
+                swaps, key=lambda a: greedy.PEDDLE[a.split()[3]] - greedy.PEDDLE[a.split()[1]]
+            )
+            wins = greedy.PEDDLE[gain.split()[3]] > greedy.PEDDLE[gain.split()[1]]
+            assert rollout.best_swap(game) == (gain if wins else None), view.legal
