@@ -1,14 +1,17 @@
 """Samples per planned decision of the `strong` example, today's against `strong_v1` (issue 28,
 part 4), and the rollout policy's cost against greedy's on the same positions.
 
-    .venv/bin/python -m bench.strong_search            # --games 6 --samples 20 --budget-ms 60
+    .venv/bin/python -m bench.strong_search    # --games 6 --samples 20 --budget-ms 60 --strong-ms 250
 
 Positions: seat 0's planned decisions (its turn, card not yet played, more than one card it
 could play or discard) in 4-player modern games every seat plays greedy, seeds 0 to games-1.
-At each, each bot plans with exactly `--samples` samples (its clock set aside), timed on the
-CPU clock; samples per decision is what its budget buys at that speed, capped as the bot caps
-it (MAX_SAMPLES). Then greedy's `choose` on an `EngineView` and `bots.sdk.rollout.choose` are
-timed at every decision of the same games. Prints figures; asserts nothing.
+`strong_v1` plans each with exactly `--samples` samples (its clock set aside), timed on the
+CPU clock; its samples per decision is what its 60 ms budget buys at that speed. Today's
+`strong` decides each as it would in a game, on its own budget (`--strong-ms`, its
+BUDGET_MS by default) on the CPU clock: the figures are the samples it drew and the plans it
+compared (racing drops plans as samples come in, so later samples cost less), per decision it
+searched. Then greedy's `choose` on an `EngineView` and `bots.sdk.rollout.choose` are timed at
+every decision of the same games. Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
@@ -71,32 +74,56 @@ def per_sample(module: ModuleType, bot: Any, planned: list[Observation], samples
     return statistics.fmean(times)
 
 
+def searched(bot: Any, planned: list[Observation], budget_ms: int) -> tuple[float, float, float]:
+    """Today's `strong` at each position as in a game: mean samples, plans and CPU ms over the
+    decisions where it searched (not those it answered at once)."""
+    bot.budget_ms = budget_ms
+    bot.rng.seed(1)
+    samples: list[int] = []
+    plans: list[int] = []
+    spent: list[float] = []
+    for seen in planned:
+        # As the ladder's default clock hands it: 1 s per decision and a 30 s bank.
+        obs = Observation(seen.raw, seen.history, bank_ms=30_000, cpu_ms=31_000)
+        bot.rest, bot.samples = (), 0
+        start = time.process_time()
+        bot.choose(obs)
+        if bot.samples:
+            spent.append((time.process_time() - start) * 1e3)
+            samples.append(bot.samples)
+            plans.append(bot.plans)
+    return statistics.fmean(samples), statistics.fmean(plans), statistics.fmean(spent)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=6)
     parser.add_argument("--samples", type=int, default=20)
-    parser.add_argument("--budget-ms", type=int, default=60)
+    parser.add_argument("--budget-ms", type=int, default=60, help="strong_v1's budget")
+    parser.add_argument("--strong-ms", type=int, default=0, help="today's strong's (BUDGET_MS)")
     args = parser.parse_args(argv)
     planned, every = positions(args.games)
     print(f"{len(planned)} planned decisions, {len(every)} decisions, {args.games} games")
     budget = args.budget_ms / 1000
-    rows = []
-    for label, name, settings in (
-        ("strong_v1 (greedy on EngineView)", "strong_v1", {}),
-        ("strong, rollout, uniform samples", "strong", {"BELIEF": False}),
-        ("strong, rollout, belief samples", "strong", {"BELIEF": True}),
+    print("| search | budget (ms CPU) | samples per decision | plans compared | ms/decision |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    module = load("strong_v1")
+    bot = module.StrongV1Bot()
+    cap = module.MAX_SAMPLES
+    seconds = per_sample(module, bot, planned, args.samples)
+    count = min(cap, budget / seconds)
+    print(f"| strong_v1 | {args.budget_ms} | {count:.1f} | card only | {count * seconds * 1e3:.1f} |")
+    for label, settings in (
+        ("strong, card only (WHOLE_TURN off)", {"WHOLE_TURN": False}),
+        ("strong, whole turn", {"WHOLE_TURN": True}),
     ):
-        module = load(name)
+        module = load("strong")
         for key, value in settings.items():
             setattr(module, key, value)
-        cap = module.MAX_SAMPLES
-        bot = next(v() for k, v in vars(module).items() if k.endswith("Bot") and k != "Bot")
-        seconds = per_sample(module, bot, planned, args.samples)
-        rows.append((label, seconds * 1e3, min(cap, budget / seconds)))
-    print(f"| search | ms/sample | samples per {args.budget_ms} ms decision (cap 200) |")
-    print("| --- | ---: | ---: |")
-    for label, ms, count in rows:
-        print(f"| {label} | {ms:.3f} | {count:.1f} |")
+        bot = module.StrongBot()
+        strong_ms = args.strong_ms or module.BUDGET_MS
+        samples, plans, ms = searched(bot, planned, strong_ms)
+        print(f"| {label} | {strong_ms} | {samples:.1f} | {plans:.1f} | {ms:.1f} |")
     for label, choose in (
         ("greedy.choose(EngineView(game))", lambda g: greedy.choose(rollout.EngineView(g))),
         ("rollout.choose(game)", rollout.choose),

@@ -63,22 +63,93 @@ def test_leading_is_worth_a_premium(strong: ModuleType) -> None:
 def test_it_plans_legal_moves(
     strong: ModuleType, ruleset: str, players: int, variants: Variants
 ) -> None:
+    """Every answer is legal, including the rest of a plan carried to the turn's next
+    decision; in the modern rules it plans swaps with cards."""
     bot = strong.StrongBot(budget_ms=2)
     bot.rng.seed(players)
-    planned = 0
+    searched: set[str] = set()
+    swapped_by_plan = 0
     for seed in range(3):
         game = new_game(ruleset, players, seed, variants, limits={"max_hands": 2})
         while not game.over:
             if game.to_act == 0:
                 view = observe(game, 0)
-                obs = Observation(view, tuple(view["history"]), cpu_ms=10_000)
+                obs = Observation(view, tuple(view["history"]), bank_ms=30_000, cpu_ms=10_000)
+                bot.samples = 0
                 choice = bot.choose(obs)
                 assert choice in view["legal"]
-                planned += bot.samples > 0
+                if bot.samples:
+                    searched.add(view["phase"])
+                    swapped_by_plan += choice.startswith("swap ") and bool(bot.rest)
                 game.apply(choice)
             else:
                 game.apply(rollout.choose(game))
-    assert planned > 0
+    assert "turn" in searched
+    assert searched == {"turn"}  # samples are drawn at the seat's own turn only
+    if ruleset == "modern" and players == 4:
+        assert swapped_by_plan > 0
+
+
+def test_the_rest_of_a_plan_is_played_next(strong: ModuleType) -> None:
+    """A plan chosen at the turn's first decision (a swap, then a card) is followed at the
+    turn's next decision, and dropped when it is no longer legal there."""
+    for seed in range(40):
+        game = new_game("modern", 4, seed)
+        while not game.over and not (
+            game.phase.value == "turn" and not game.played and strong.swap_options(game.moves)
+        ):
+            game.apply(rollout.choose(game))
+        if game.over:
+            continue
+        me = game.to_act
+        view = observe(game, me)
+        card = next(a for a in view["legal"] if a.startswith(("play ", "discard ")))
+        swap = strong.swap_options(view["legal"])[0]
+        bot = strong.StrongBot(budget_ms=2)
+        bot.rest = (card,)
+        game.apply(swap)
+        after = observe(game, me)
+        assert bot.choose(Observation(after, tuple(after["history"]), cpu_ms=10_000)) == card
+        assert bot.rest == ()
+        bot.rest = ("play no-such-card",)
+        choice = bot.choose(Observation(after, tuple(after["history"]), cpu_ms=10_000))
+        assert choice in after["legal"] and bot.rest != ("play no-such-card",)
+        return
+    pytest.fail("no turn with a gaining swap in 40 games")
+
+
+def test_the_race_drops_only_plans_clearly_behind(strong: ModuleType) -> None:
+    rng = random.Random(5)
+    noise = [rng.gauss(0, 1) for _ in range(32)]
+    base, good, close, bad = ("a",), ("b",), ("c",), ("d",)
+    values = {
+        base: list(noise),
+        good: [n + 10 for n in noise],
+        close: [n + 10 + rng.gauss(0, 3) for n in noise],
+        bad: [n - 5 for n in noise],
+    }
+    assert strong.race([base, good, close, bad], values, base) == [base, good, close]
+    # The baseline stays however far behind it is: it is what the bot falls back on.
+    assert base in strong.race([base, good], values, base)
+    assert strong.lower_bound(values[good], values[base], 2.5) == pytest.approx(10)
+
+
+def test_swap_options_keep_the_best_swap_from_each_opponent(strong: ModuleType) -> None:
+    legal = [
+        "swap home-grown @1 panama",
+        "swap home-grown @1 jamaica",
+        "swap mexico @2 colombia",
+        "swap home-grown @2 jamaica",
+        "swap dr-feelgood @3 panama",
+        "swap home-grown @3 colombia",
+        "end",
+    ]
+    options = strong.swap_options(legal)
+    gains = [strong.swap_gain(a) for a in options]
+    assert all(g > 0 for g in gains)
+    assert {a.split()[2] for a in options} == {"@1", "@2", "@3"}
+    assert options[0] == "swap home-grown @1 panama"  # the biggest gain first
+    assert "swap dr-feelgood @3 panama" not in options  # it loses value
 
 
 def test_closing_the_market_to_win_beats_going_on(strong: ModuleType) -> None:
@@ -105,8 +176,8 @@ def test_closing_the_market_to_win_beats_going_on(strong: ModuleType) -> None:
 def test_the_benchmark_prints_samples_per_decision(capsys: pytest.CaptureFixture[str]) -> None:
     from bench import strong_search
 
-    strong_search.main(["--games", "1", "--samples", "1"])
+    strong_search.main(["--games", "1", "--samples", "1", "--strong-ms", "2"])
     out = capsys.readouterr().out
-    for row in ("| strong_v1 (greedy on EngineView) |", "| strong, rollout, belief samples |"):
+    for row in ("| strong_v1 | 60 |", "| strong, whole turn | 2 |"):
         assert row in out
     assert "rollout.choose(game):" in out

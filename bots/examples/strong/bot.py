@@ -1,26 +1,31 @@
-"""strong: swaps first, then plans the card it plays by determinized Monte Carlo.
+"""strong: plans its whole turn (the swap and the card together) by determinized Monte Carlo.
 
-On its turn the bot first makes the forced swap that gains the most peddle value (greedy swaps
-last, after it may already have closed the market). Then, for the card to play, it samples
-complete games consistent with what it can see (`engine.sampling.sample_game` deals the unseen
-cards at random), tries greedy's move and a shortlist of alternatives (each kind of play once
-or twice, the two least useful discards) on the same samples, lets every seat play on for a
-round of turns (opponents as the greedy heuristic, a fair model of most of them, played on the
-engine's own state by `bots.sdk.rollout` without reading action texts; itself as itself), and
-scores each result: its running total plus its hand score if the hand ended now, minus the best
-opponent's. It plays an alternative only when its paired gain over greedy's move clears 2.5
-standard errors; otherwise greedy's move. All other decisions use the greedy heuristic, and a
-closed market without a Market Open asks the open ones for a spare
-(`greedy.market_open_request`).
+At the first decision of its turn the bot lists plans: the card to play (every kind of play,
+up to four targets each, the two least useful discards), each alone (its forced swap then
+made after the card, if one gains) or after one of the three swaps that gain the most (and
+the best swap against each opponent). It samples complete games consistent with what it can
+see (`bots.sdk.belief`: the unseen cards dealt consistently with what opponents did), plays
+every plan on the same samples, lets every seat play on for a round of turns (opponents as
+the greedy heuristic, a fair model of most of them, played on the engine's own state by
+`bots.sdk.rollout` without reading action texts; itself as itself), and scores each result as
+the engine would score the hand if it ended there, relative to the best opponent, with a
+premium for leading and a bigger one for a won game. Plans that fall clearly behind the best
+are dropped as samples come in (racing), so the budget goes to the close ones; the bot leaves
+its old plan (the gaining swap first, then greedy's card) only for one whose paired gain over
+it clears 2.5 standard errors. The rest of the plan is kept for the turn's next decisions.
+Every other decision (paranoia passes and wastes among them: `engine.sampling` samples only
+at a seat's own turn) uses the greedy heuristic, and a closed market without a Market Open
+asks the open ones for a spare (`greedy.market_open_request`).
 
-Two pieces can be switched (issue 28; docs/benchmarks.md has what each measured):
-`BELIEF` deals the unseen cards consistently with what opponents did this hand
-(`bots.sdk.belief`), and `WIN_EVAL` scores a cut-off hand as the engine would score it (the
-Banker, the $25k bonus, the zero floor) with a premium for finishing first.
+Pieces that can be switched (issue 28; docs/benchmarks.md has what each measured): `BELIEF`
+(consistent samples), `WIN_EVAL` (the engine's scoring at the cut-off and the premiums),
+`WHOLE_TURN` (plans of swap and card; off, the bot swaps first by the heuristic and searches
+only the card, as before).
 """
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Sequence
@@ -33,18 +38,29 @@ from engine.cards import FAMILY, VALUE, Family
 from engine.scoring import HandTally, add_to_totals, score_hand
 from engine.state import Phase
 
-BUDGET_MS = 60
-"""Thinking time per planned decision; well inside the ladder's 1 s per decision."""
+BUDGET_MS = 250
+"""CPU time per planned decision: a quarter of the ladder's 1 s per decision (the bank is left
+alone), budgeted on the process's CPU clock, so a busy worker does not change the play."""
 HORIZON_TURNS = 4
 """How many turn changes each simulation plays on after the candidate move."""
-MAX_SAMPLES = 200
+MAX_SAMPLES = 400
 MIN_SAMPLES = 6
+RACE_EVERY = 8
+"""Every this many samples, plans clearly behind the best one so far are dropped."""
+RACE_SE = 2.0
+"""A plan is dropped when its paired gain over the best stays this many errors below zero."""
 MARGIN_SE = 2.5
 """A move replaces greedy's only when its mean gain exceeds this many standard errors."""
 BELIEF = True
 """Deal the unseen cards consistently with the opponents' turns (`bots.sdk.belief`)."""
 WIN_EVAL = True
 """Score a cut-off hand as the engine would (Banker, bonus, floor), plus FIRST_PREMIUM."""
+WHOLE_TURN = True
+"""Plan the turn: the swap and the card together."""
+MAX_SWAPS = 3
+"""Swaps tried per plan: the most gaining ones, plus the best one against each opponent."""
+TARGETS_PER_KIND = 4
+"""Targets (or covers) tried per kind of play."""
 FIRST_PREMIUM = 10_000
 """Worth of leading the table at the cut-off (WIN_PREMIUM when the game is over)."""
 WIN_PREMIUM = 100_000
@@ -97,14 +113,39 @@ def evaluate(game: Game, seat: int, hand: int) -> float:
 def best_swap(legal: Sequence[str]) -> str | None:
     """The forced swap that gains the most peddle value, if any gains."""
     swaps = [a for a in legal if a.startswith("swap ")]
-    best = max(swaps, key=lambda a: PEDDLE[a.split()[3]] - PEDDLE[a.split()[1]], default=None)
-    if best is not None and PEDDLE[best.split()[3]] > PEDDLE[best.split()[1]]:
+    best = max(swaps, key=swap_gain, default=None)
+    if best is not None and swap_gain(best) > 0:
         return best
     return None
 
 
+def swap_gain(action: str) -> int:
+    """Peddle value a `swap MINE @SEAT THEIRS` brings to its maker."""
+    words = action.split()
+    return PEDDLE[words[3]] - PEDDLE[words[1]]
+
+
+def swap_options(legal: Sequence[str]) -> list[str]:
+    """The swaps worth planning with: the MAX_SWAPS that gain the most, and the one that gains
+    the most from each opponent (robbing the leader may beat a bigger gain elsewhere)."""
+    gaining = sorted(
+        (a for a in legal if a.startswith("swap ") and swap_gain(a) > 0),
+        key=swap_gain,
+        reverse=True,
+    )
+    keep = gaining[:MAX_SWAPS]
+    seen = set()
+    for action in gaining:
+        victim = action.split()[2]
+        if victim not in seen:
+            seen.add(victim)
+            if action not in keep:
+                keep.append(action)
+    return keep
+
+
 def shortlist(obs: Observation, candidates: list[str], baseline: str) -> list[str]:
-    """The moves worth simulating: every kind of play once or twice, not every target."""
+    """The cards worth simulating: every kind of play with a few targets, two discards."""
     me = obs.me
     by_kind: dict[str, list[str]] = {}
     for action in candidates:
@@ -115,13 +156,18 @@ def shortlist(obs: Observation, candidates: list[str], baseline: str) -> list[st
         key=lambda a: keep_value(a.split()[1], me.market_open, bool(me.heat)),
     )
     keep.update(discards[:2])
+    per_kind = TARGETS_PER_KIND if WHOLE_TURN else 2
     for kind, actions in by_kind.items():
         if kind.startswith("discard "):
             continue
-        # Targets and covers: the first two (heat and paranoia list targets clockwise; the
+        # Targets and covers: the first few (heat and paranoia list targets clockwise; the
         # greedy baseline already holds its preferred one).
-        keep.update(actions[:2])
+        keep.update(actions[:per_kind])
     return sorted(keep, key=candidates.index)
+
+
+Plan = tuple[str, ...]
+"""Actions this bot takes in a row at one turn: a swap, then a card (or the card alone)."""
 
 
 class StrongBot(Bot):
@@ -132,22 +178,65 @@ class StrongBot(Bot):
         self.rng = random.Random()
         self.samples = 0
         """Samples the last planned decision used (for the benchmark)."""
+        self.plans = 0
+        """Plans the last planned decision compared (for the benchmark)."""
+        self.rest: Plan = ()
+        """The rest of the plan chosen at this turn's first decision."""
 
     def on_game_start(self, hello: Message) -> None:
         self.rng = random.Random(hello.get("rng_seed"))
+        self.rest = ()
 
     def choose(self, obs: Observation) -> str:
+        rest, self.rest = self.rest, ()
+        if not WHOLE_TURN:
+            return self.choose_card_only(obs)
+        if obs.phase == "turn" and not obs.raw["turn"]["played"]:
+            if rest and rest[0] in obs.legal:
+                self.rest = rest[1:]
+                return rest[0]
+            cards = [a for a in obs.legal if a.startswith(("play ", "discard "))]
+            swaps = swap_options(obs.legal) if not obs.raw["turn"]["swapped"] else []
+            if len(cards) > 1 or swaps:
+                return self.choose_plan(obs, cards, swaps)
         if obs.phase == "turn":
-            # Swap first, then choose the card: a Market Close played after grabbing the
-            # table's best peddle is worth more than one played before (greedy swaps last).
+            swap = best_swap(obs.legal)  # after the card: the swap the plan counted on
+            if swap is not None:
+                return swap
+        return greedy.choose(obs)
+
+    def choose_card_only(self, obs: Observation) -> str:
+        """The search before whole-turn planning: the gaining swap first, then the card."""
+        if obs.phase == "turn":
             swap = best_swap(obs.legal)
             if swap is not None:
                 return swap
         if obs.phase == "turn" and not obs.raw["turn"]["played"]:
             candidates = [a for a in obs.legal if a.startswith(("play ", "discard "))]
             if len(candidates) > 1:
-                return self.plan(obs, candidates)
+                baseline = greedy.choose(obs)
+                cards = shortlist(obs, candidates, baseline)
+                plans = [(baseline,)] + [(a,) for a in cards if a != baseline]
+                return self.search(obs, plans)[0]
         return greedy.choose(obs)
+
+    def choose_plan(self, obs: Observation, cards: list[str], swaps: list[str]) -> str:
+        """The turn's first decision: plan the swap and the card together."""
+        card = greedy.choose(obs)
+        if card not in cards:  # greedy would deal or swap first: it plays next
+            card = cards[0] if len(cards) == 1 else card
+        shortlisted = shortlist(obs, cards, card) if card in cards else cards
+        first = best_swap(obs.legal) if not obs.raw["turn"]["swapped"] else None
+        baseline: Plan = (first, card) if first is not None else (card,)
+        plans = [baseline]
+        for option in [None, *swaps]:
+            for action in shortlisted:
+                plan: Plan = (option, action) if option is not None else (action,)
+                if plan not in plans:
+                    plans.append(plan)
+        chosen = baseline if len(plans) == 1 else self.search(obs, plans)
+        self.rest = chosen[1:]
+        return chosen[0]
 
     def answer_deal(self, obs: Observation) -> bool:
         return greedy.answer(obs, obs.deal)
@@ -160,45 +249,59 @@ class StrongBot(Bot):
         partner, give = request
         return Deal(partner, give, "market-open")
 
-    def plan(self, obs: Observation, candidates: list[str]) -> str:
-        """Greedy's move, unless another candidate beats it clearly on the same samples."""
-        baseline = greedy.choose(obs)
-        candidates = shortlist(obs, candidates, baseline)
-        if len(candidates) == 1:
-            return baseline
-        gains: dict[str, list[float]] = {a: [] for a in candidates if a != baseline}
+    def search(self, obs: Observation, plans: Sequence[Plan]) -> Plan:
+        """The first plan (the baseline), unless another beats it clearly on the same samples.
+
+        Every plan is played on each sample (paired comparisons); every RACE_EVERY samples the
+        plans whose paired gain over the best so far is clearly negative are dropped, so the
+        budget goes to the plans still in the race."""
+        baseline = plans[0]
         # CPU time, as the runner counts it: the same thinking on a busy worker as an idle one.
         budget = min(self.budget_ms, max(5, obs.bank_ms // 50)) / 1000
         if obs.cpu_ms:
             budget = min(budget, obs.cpu_left() / 2)
         deadline = time.process_time() + budget
-        samples = 0
         # The whole hand's history (in protocol version 2 `raw` holds only the new events).
         view = dict(obs.raw, history=list(obs.history))
         limits = belief.limits(view, obs.history) if BELIEF else ()
+        alive = list(plans)
+        values: dict[Plan, list[float]] = {plan: [] for plan in plans}
+        samples = 0
         while samples < MAX_SAMPLES and (samples < MIN_SAMPLES or time.process_time() < deadline):
             base = belief.sample(view, limits, self.rng)
             hand = base.hand_no
-            values = {}
-            last = len(candidates) - 1
-            for index, action in enumerate(candidates):
+            last = len(alive) - 1
+            for index, plan in enumerate(list(alive)):
                 game = base if index == last else base.clone()  # the last plays on the sample
-                game.apply(action)
+                if not self.follow(game, plan, obs.seat):
+                    if plan is not baseline:  # not legal as planned: never a choice
+                        alive.remove(plan)
+                        del values[plan]
+                        continue
                 self.simulate(game, hand, obs.seat)
-                values[action] = evaluate(game, obs.seat, hand)
-            for action, gain in gains.items():
-                gain.append(values[action] - values[baseline])
+                values[plan].append(evaluate(game, obs.seat, hand))
             samples += 1
+            if len(alive) > 2 and samples % RACE_EVERY == 0:
+                alive = race(alive, values, baseline)
         self.samples = samples
+        self.plans = len(plans)
         best, best_score = baseline, 0.0
-        for action, gain in gains.items():
-            mean = sum(gain) / len(gain)
-            spread = (sum((g - mean) ** 2 for g in gain) / max(1, len(gain) - 1)) ** 0.5
-            # Paired samples: switch only when the gain clears MARGIN_SE standard errors.
-            score = mean - MARGIN_SE * spread / len(gain) ** 0.5
+        for plan in alive:
+            if plan is baseline:
+                continue
+            score = lower_bound(values[plan], values[baseline], MARGIN_SE)
             if score > best_score:
-                best, best_score = action, score
+                best, best_score = plan, score
         return best
+
+    @staticmethod
+    def follow(game: Game, plan: Plan, me: int) -> bool:
+        """Play the plan's actions on the sample; False if one is not legal there."""
+        for action in plan:
+            if game.to_act != me or action not in game.moves:
+                return False
+            game.apply(action)
+        return True
 
     def simulate(self, game: Game, hand: int, me: int) -> None:
         """Play on: opponents as greedy, this bot as itself (swap first, then greedy)."""
@@ -213,6 +316,31 @@ class StrongBot(Bot):
             if game.active != active:
                 active = game.active
                 turns += 1
+
+
+def lower_bound(values: Sequence[float], baseline: Sequence[float], errors: float) -> float:
+    """Mean paired gain of `values` over `baseline`, minus `errors` standard errors."""
+    gains = [v - b for v, b in zip(values, baseline, strict=False)]
+    n = len(gains)
+    if n == 0:
+        return float("-inf")
+    mean = sum(gains) / n
+    spread = math.sqrt(sum((g - mean) ** 2 for g in gains) / max(1, n - 1))
+    return mean - errors * spread / math.sqrt(n)
+
+
+def race(alive: list[Plan], values: dict[Plan, list[float]], baseline: Plan) -> list[Plan]:
+    """The plans still in the race: the baseline, the best by mean, and every plan whose
+    paired gain over the best is not clearly negative (RACE_SE errors)."""
+    means = {plan: sum(values[plan]) / len(values[plan]) for plan in alive}
+    leader = max(alive, key=means.__getitem__)
+    kept = []
+    for plan in alive:
+        if plan is baseline or plan is leader:
+            kept.append(plan)
+        elif lower_bound(values[leader], values[plan], RACE_SE) <= 0:
+            kept.append(plan)  # not clearly behind the leader
+    return kept
 
 
 if __name__ == "__main__":
