@@ -1,7 +1,7 @@
 """Samples per planned decision of the `strong` example, today's against `strong_v1` (issue 28,
 part 4), and the rollout policy's cost against greedy's on the same positions.
 
-    .venv/bin/python -m bench.strong_search    # --games 6 --samples 20 --budget-ms 60 --strong-ms 250
+    .venv/bin/python -m bench.strong_search   # --games 6 --samples 20 --budget-ms 60 --strong-ms 0
 
 Positions: seat 0's planned decisions (its turn, card not yet played, more than one card it
 could play or discard) in 4-player modern games every seat plays greedy, seeds 0 to games-1.
@@ -112,7 +112,8 @@ def main(argv: list[str] | None = None) -> None:
     cap = module.MAX_SAMPLES
     seconds = per_sample(module, bot, planned, args.samples)
     count = min(cap, budget / seconds)
-    print(f"| strong_v1 | {args.budget_ms} | {count:.1f} | card only | {count * seconds * 1e3:.1f} |")
+    ms = count * seconds * 1e3
+    print(f"| strong_v1 | {args.budget_ms} | {count:.1f} | card only | {ms:.1f} |")
     for label, settings in (
         ("strong, card only (WHOLE_TURN off)", {"WHOLE_TURN": False}),
         ("strong, whole turn", {"WHOLE_TURN": True}),
