@@ -13,7 +13,7 @@ register = template.Library()
 @register.filter
 def money(amount: int | None) -> str:
     """`$50,000`, `-$50,000`, or an en dash for none: the way the replay viewer writes money
-    (ladder/static/ladder/replay.js `money`), so a total reads the same in every table."""
+    (ladder/static/ladder/dom.js `money`), so a total reads the same in every table."""
     if amount is None:
         return "\u2013"
     sign = "-" if amount < 0 else ""

@@ -27,31 +27,10 @@
 
   /* ------------------------------------------------------------------ small helpers */
 
-  function el(tag, attrs, children) {
-    var node = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (name) {
-      var value = attrs[name];
-      if (value === null || value === undefined || value === false) return;
-      if (name === "text") node.textContent = value;
-      else if (name === "className") node.className = value;
-      else node.setAttribute(name, value === true ? "" : String(value));
-    });
-    (children || []).forEach(function (child) {
-      if (child !== null && child !== undefined) {
-        node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
-      }
-    });
-    return node;
-  }
-
-  function money(amount) {
-    var sign = amount < 0 ? "-" : "";
-    return sign + "$" + Math.abs(amount).toLocaleString("en-US");
-  }
-
-  function plural(count, word) {
-    return count + " " + word + (count === 1 ? "" : "s");
-  }
+  // Shared with the other scripts of the site: ladder/static/ladder/dom.js, loaded first.
+  var el = window.GrassDom.el;
+  var money = window.GrassDom.money;
+  var plural = window.GrassDom.plural;
 
   /* Frames arrive as changes (engine.replay_frames.deltas): each holds what differs from the
    * frame before, `seats` as {index: seat}. Rebuild the full frames once, at load. */
