@@ -5,7 +5,8 @@
 
 Each chunk is one `grass match --games CHUNK --seed SEED+k*CHUNK --json OUT/chunk-k.json`
 (games on consecutive seeds, seats shuffled per game as `grass match` does); a chunk whose file
-exists is not played again, so a run stopped at a time limit goes on where it was. At the end,
+exists is not played again, so a run stopped at a time limit goes on where it was, and a second
+run with `--reverse` (last chunk first) can share the work with a first on another core. At the end,
 and with `--report` alone, the chunks found are added up: per bot the seat-games, wins (a
 shared first place counts 1/n), the win rate with its 95% Wilson interval, mean total and
 place, ms per decision, strikes and forfeits, as a Markdown table for docs/benchmarks.md.
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -32,20 +34,21 @@ def play(args: argparse.Namespace) -> None:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     chunks = -(-args.games // args.chunk)
-    for k in range(chunks):
+    for k in reversed(range(chunks)) if args.reverse else range(chunks):
         target = out / f"chunk-{k:03d}.json"
         if target.exists():
             continue
         games = min(args.chunk, args.games - k * args.chunk)
+        part = out / f"chunk-{k:03d}.json.{os.getpid()}.part"
         command = [
             str(GRASS), "match", *args.bots, "--games", str(games), "--jobs", str(args.jobs),
-            "--seed", str(args.seed + k * args.chunk), "--json", str(target) + ".part",
+            "--seed", str(args.seed + k * args.chunk), "--json", str(part),
         ]  # fmt: skip
         if args.no_sandbox:
             command.append("--no-sandbox")
         start = time.monotonic()
         subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
-        Path(str(target) + ".part").rename(target)  # a chunk is counted only once whole
+        part.replace(target)  # a chunk is counted only once whole (once if two runs played it)
         print(
             f"chunk {k + 1}/{chunks}: {games} games in {time.monotonic() - start:.0f} s", flush=True
         )
@@ -96,6 +99,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-sandbox", action="store_true")
     parser.add_argument("--out", required=True, help="folder for the chunks' JSON files")
     parser.add_argument("--report", action="store_true", help="only add up the chunks found")
+    parser.add_argument(
+        "--reverse", action="store_true", help="last chunk first (a second run beside a first)"
+    )
     args = parser.parse_args(argv)
     if not args.report:
         if not args.bots:
