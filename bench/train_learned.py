@@ -60,7 +60,7 @@ class Job:
 def teacher() -> Any:
     """`strong`, with its search made deterministic: exactly TEACHER_SAMPLES samples."""
     bot: Any = example_bot("strong")
-    namespace = type(bot).plan.__globals__
+    namespace = type(bot).search.__globals__
     namespace["MAX_SAMPLES"] = namespace["MIN_SAMPLES"] = TEACHER_SAMPLES
     bot.budget_ms = 10**9
     return bot
