@@ -6,7 +6,8 @@
 Each chunk is one `grass match --games CHUNK --seed SEED+k*CHUNK --json OUT/chunk-k.json`
 (games on consecutive seeds, seats shuffled per game as `grass match` does); a chunk whose file
 exists is not played again, so a run stopped at a time limit goes on where it was, and a second
-run with `--reverse` (last chunk first) can share the work with a first on another core. At the end,
+run with `--reverse` (last chunk first) can share the work with a first on another core (a run
+claims a chunk before playing it: `chunk-k.claim` holds its pid). At the end,
 and with `--report` alone, the chunks found are added up: per bot the seat-games, wins (a
 shared first place counts 1/n), the win rate with its 95% Wilson interval, mean total and
 place, ms per decision, strikes and forfeits, as a Markdown table for docs/benchmarks.md.
@@ -36,8 +37,8 @@ def play(args: argparse.Namespace) -> None:
     chunks = -(-args.games // args.chunk)
     for k in reversed(range(chunks)) if args.reverse else range(chunks):
         target = out / f"chunk-{k:03d}.json"
-        if target.exists():
-            continue
+        if target.exists() or not claim(out / f"chunk-{k:03d}.claim"):
+            continue  # played, or being played by another run
         games = min(args.chunk, args.games - k * args.chunk)
         part = out / f"chunk-{k:03d}.json.{os.getpid()}.part"
         command = [
@@ -48,10 +49,41 @@ def play(args: argparse.Namespace) -> None:
             command.append("--no-sandbox")
         start = time.monotonic()
         subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
-        part.replace(target)  # a chunk is counted only once whole (once if two runs played it)
+        part.replace(target)  # a chunk is counted only once whole
+        (out / f"chunk-{k:03d}.claim").unlink()
         print(
             f"chunk {k + 1}/{chunks}: {games} games in {time.monotonic() - start:.0f} s", flush=True
         )
+
+
+def claim(path: Path) -> bool:
+    """Whether this run may play the chunk: it creates the claim (its pid) first, or finds a
+    claim whose run is gone (stopped mid-chunk) and takes it over. Two runs on one folder then
+    never play the same chunk."""
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        try:
+            holder = int(path.read_text() or "0")
+        except (OSError, ValueError):
+            holder = 0
+        if holder > 0 and alive(holder):
+            return False
+        path.unlink(missing_ok=True)
+        return claim(path)
+    with os.fdopen(fd, "w") as file:
+        file.write(str(os.getpid()))
+    return True
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
 
 
 def report(out: Path) -> str:

@@ -5,6 +5,9 @@ reverse, and added up per bot."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -33,6 +36,18 @@ def test_chunks_are_played_once_and_added_up(
     again = capsys.readouterr().out
     assert "chunk 2/3" in again and "chunk 1/3" not in again and "chunk 3/3" not in again
     assert all(stamps[name] == (out / name).stat().st_mtime_ns for name in stamps)
+
+    # A chunk claimed by a live run is left to it; one claimed by a run that is gone is played.
+    (out / "chunk-001.json").unlink()
+    (out / "chunk-001.claim").write_text(str(os.getpid()))
+    head_to_head.main([*args, "--out", str(out)])
+    assert "chunk 2/3" not in capsys.readouterr().out and not (out / "chunk-001.json").exists()
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    (out / "chunk-001.claim").write_text(str(gone.pid))
+    head_to_head.main([*args, "--out", str(out)])
+    assert "chunk 2/3" in capsys.readouterr().out and (out / "chunk-001.json").exists()
+    assert not list(out.glob("*.claim"))
 
     head_to_head.main(["--report", "--out", str(out)])
     table = capsys.readouterr().out
