@@ -5,12 +5,19 @@ the seat's own cards and everything on the table are as observed; the cards it c
 other hands and the stack) are dealt at random from the cards not accounted for. Cards the seat
 itself passed or dealt to a neighbour this hand are put back into that neighbour's hand when it
 still holds enough cards, the one piece of private memory cheap to use.
+
+Samples are made at the seat's own turn decisions and at its paranoia decisions: the peddle it
+wastes (WASTE) and the card it passes (PASS). In a pass round the seats before it in the order
+have chosen already, unseen; their cards are still in their hands (R-INFO-PASS, D-PASS-ORDER),
+so `deal` returns the round at its start and `catch_up` has those seats choose again, by a
+policy the caller gives (a search bot: its model of them) or at random.
 """
 
 from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from engine.cards import Card
@@ -54,14 +61,42 @@ def _card(name: str) -> Card:
         raise ValueError(f"{name!r} is not a card") from None
 
 
-def sample_game(view: dict[str, Any], rng: random.Random) -> Game:
+SAMPLED = frozenset({Phase.TURN.value, Phase.WASTE.value, Phase.PASS.value})
+"""The observing seat's decisions a game can be sampled at."""
+
+Policy = Callable[[Game], str]
+"""Chooses an action (a key of `game.moves`) for the seat to act."""
+
+
+def sample_game(view: dict[str, Any], rng: random.Random, choose: Policy | None = None) -> Game:
     """A game at the observed decision with the hidden cards dealt at random.
 
-    Works at any `turn` decision of the observing seat (the point where planning matters);
-    raises ValueError for other phases. The sample's own randomness is seeded from `rng`.
-    """
-    if view["phase"] != Phase.TURN.value or view["to_act"] != view["seat"]:
-        raise ValueError("sample_game works at the observing seat's own turn decisions")
+    Works at the observing seat's own `turn`, `waste` and `pass` decisions (`SAMPLED`); raises
+    ValueError for others. In a pass round the seats before the observer choose their (unseen)
+    cards again by `choose`, at random without one. The sample's randomness is seeded from
+    `rng`."""
+    game = deal(view, rng)
+    catch_up(game, view["seat"], choose or (lambda g: rng.choice(list(g.moves))))
+    return game
+
+
+def catch_up(game: Game, seat: int, choose: Policy) -> None:
+    """Play the hidden choices made before `seat`'s decision (a pass round's earlier seats).
+    The hands may have been changed since `deal` (a belief's repair): the moves are listed
+    again first."""
+    if game.to_act != seat and game.table.phase is Phase.PASS:
+        game._refresh()
+    while game.to_act != seat and game.table.phase is Phase.PASS:
+        game.apply(choose(game))
+
+
+def deal(view: dict[str, Any], rng: random.Random) -> Game:
+    """`sample_game` without `catch_up`: in a pass round, the round at its start (every seat
+    of it still to choose), so a caller may change the hands before the choices are made."""
+    if view["phase"] not in SAMPLED or view["to_act"] != view["seat"]:
+        raise ValueError(
+            "sample_game works at the observing seat's own turn, waste and pass decisions"
+        )
     variants = Variants.from_dict(view["variants"])
     rules = resolve_ruleset(view["ruleset"], variants, view.get("limits"))
     names = view["players"]
@@ -78,7 +113,15 @@ def sample_game(view: dict[str, Any], rng: random.Random) -> Game:
     table.played = turn["played"]
     table.swapped = turn["swapped"]
     table.deals_made = turn["deals_made"]
-    table.phase = Phase.TURN
+    table.phase = Phase(view["phase"])
+    if table.phase is not Phase.TURN:
+        # A paranoia card of the active seat started the round (R-PARANOIA-PASS): the victim
+        # wastes a peddle, then everyone passes, from the card's player clockwise.
+        table.initiator = table.active
+    if table.phase is Phase.PASS:
+        n = len(names)
+        order = [(table.active + k) % n for k in range(n)]
+        table.to_act, table.queue = order[0], order[1:]
 
     stage = learning_stage(variants, table.hand_no)
     removed = stage.removed if stage else frozenset()

@@ -34,7 +34,7 @@ from typing import Any
 from engine import Game
 from engine.cards import FAMILY, INFO, Card, Family
 from engine.rules import Variants, resolve_ruleset
-from engine.sampling import sample_game
+from engine.sampling import Policy, catch_up, deal
 
 __all__ = ["Limit", "limits", "sample", "satisfied"]
 
@@ -193,17 +193,25 @@ def satisfied(game: Game, found: Iterable[Limit]) -> bool:
     )
 
 
-def sample(view: dict[str, Any], found: Sequence[Limit], rng: random.Random) -> Game:
-    """`sample_game(view, rng)` with every seat's hand brought within its limits: each excess
-    card changes place with a random card of the stack not forbidden to the seat, or, when the
-    stack has none left (late in a hand), of another opponent's hand that may take it. A
-    limit nothing can meet is left as the deal came."""
-    game = sample_game(view, rng)
+def sample(
+    view: dict[str, Any], found: Sequence[Limit], rng: random.Random, choose: Policy | None = None
+) -> Game:
+    """`sample_game(view, rng, choose)` with every seat's hand brought within its limits: each
+    excess card changes place with a random card of the stack not forbidden to the seat, or,
+    when the stack has none left (late in a hand), of another opponent's hand that may take
+    it. A limit nothing can meet is left as the deal came. In a pass round the hands are
+    repaired before the earlier seats choose their cards again (`engine.sampling.catch_up`)."""
+    game = deal(view, rng)
+    _repair(game, view["seat"], found, rng)
+    catch_up(game, view["seat"], choose or (lambda g: rng.choice(list(g.moves))))
+    return game
+
+
+def _repair(game: Game, me: int, found: Sequence[Limit], rng: random.Random) -> None:
     if not found:
-        return game
+        return
     seats = game.table.seats
     stack = game.table.stack
-    me = view["seat"]
     banned: dict[int, frozenset[Card]] = {}
     for limit in found:
         banned[limit.seat] = banned.get(limit.seat, frozenset()) | limit.cards
@@ -234,4 +242,3 @@ def sample(view: dict[str, Any], found: Sequence[Limit], rng: random.Random) -> 
                     continue
                 hand[i], pile[j] = pile[j], hand[i]
                 break
-    return game

@@ -108,3 +108,29 @@ def test_no_inference_from_a_seat_the_table_contradicts() -> None:
         found = belief.limits(view, history)
         opened = [s for s, seat in enumerate(view["seats"]) if seat["market_open"]]
         assert not any(limit.seat in opened for limit in found)
+
+
+def test_a_pass_round_is_repaired_before_the_earlier_seats_choose_again() -> None:
+    """At a paranoia pass the seats before this one in the round chose unseen cards: the sample
+    repairs the hands first, then has those seats choose again (here greedy's choice), so each
+    passes a card it holds and the round resolves with every card kept."""
+    rng = random.Random(3)
+    seen = 0
+    for seed in range(40):
+        real = new_game("modern", 4, seed, Variants(), limits={"max_hands": 2})
+        while not real.over:
+            if real.to_act == 0 and real.phase.value == "pass" and real.active != 0:
+                view = observe(real, 0)
+                found = belief.limits(view, view["history"])
+                game = belief.sample(view, found, rng, rollout.choose)
+                assert game.to_act == 0 and game.phase.value == "pass"
+                assert belief.satisfied(game, found)
+                chosen = game.table.passes
+                assert chosen and all(card in game.seats[s].hand for s, card in chosen.items())
+                assert 0 not in chosen
+                while game.phase.value == "pass":
+                    game.apply(rollout.choose(game))
+                assert Counter(game.all_cards()) == Counter(real.all_cards())
+                seen += 1
+            real.apply(rollout.choose(real))
+    assert seen >= 5

@@ -64,7 +64,7 @@ def test_it_plans_legal_moves(
     strong: ModuleType, ruleset: str, players: int, variants: Variants
 ) -> None:
     """Every answer is legal, including the rest of a plan carried to the turn's next
-    decision; in the modern rules it plans swaps with cards."""
+    decision; in the modern rules it plans swaps with cards and searches its passes."""
     bot = strong.StrongBot(budget_ms=2)
     bot.rng.seed(players)
     searched: set[str] = set()
@@ -85,9 +85,11 @@ def test_it_plans_legal_moves(
             else:
                 game.apply(rollout.choose(game))
     assert "turn" in searched
-    assert searched == {"turn"}  # samples are drawn at the seat's own turn only
+    # Samples are drawn at the seat's own turn and at its answers to paranoia, nowhere else.
+    assert searched <= {"turn", "pass", "waste"}, searched
     if ruleset == "modern" and players == 4:
         assert swapped_by_plan > 0
+        assert "pass" in searched
 
 
 def test_the_rest_of_a_plan_is_played_next(strong: ModuleType) -> None:

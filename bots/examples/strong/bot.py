@@ -13,14 +13,16 @@ premium for leading and a bigger one for a won game. Plans that fall clearly beh
 are dropped as samples come in (racing), so the budget goes to the close ones; the bot leaves
 its old plan (the gaining swap first, then greedy's card) only for one whose paired gain over
 it clears 2.5 standard errors. The rest of the plan is kept for the turn's next decisions.
-Every other decision (paranoia passes and wastes among them: `engine.sampling` samples only
-at a seat's own turn) uses the greedy heuristic, and a closed market without a Market Open
-asks the open ones for a spare (`greedy.market_open_request`).
+Its answers to a paranoia card are searched the same way: the peddle it wastes and the card it
+passes, each legal choice against greedy's (in a pass round the seats before it choose again
+in each sample, as greedy would). Every other decision (ending the turn, deals) uses the
+greedy heuristic, and a closed market without a Market Open asks the open ones for a spare
+(`greedy.market_open_request`).
 
 Pieces that can be switched (issue 28; docs/benchmarks.md has what each measured): `BELIEF`
 (consistent samples), `WIN_EVAL` (the engine's scoring at the cut-off and the premiums),
 `WHOLE_TURN` (plans of swap and card; off, the bot swaps first by the heuristic and searches
-only the card, as before).
+only the card, as before), `PARANOIA` (search the waste and the pass; off, greedy's).
 """
 
 from __future__ import annotations
@@ -38,9 +40,11 @@ from engine.cards import FAMILY, VALUE, Family
 from engine.scoring import HandTally, add_to_totals, score_hand
 from engine.state import Phase
 
-BUDGET_MS = 250
-"""CPU time per planned decision: a quarter of the ladder's 1 s per decision (the bank is left
-alone), budgeted on the process's CPU clock, so a busy worker does not change the play."""
+BUDGET_MS = 400
+"""CPU time per planned decision: 40% of the ladder's 1 s per decision (the bank is left
+alone), budgeted on the process's CPU clock, so a busy worker does not change the play. A
+fast core reaches MAX_SAMPLES in about 150 ms; the rest is for slower ones (a core 2.5x
+slower drew 281 samples in 250 ms), so the play is the same on either."""
 HORIZON_TURNS = 4
 """How many turn changes each simulation plays on after the candidate move."""
 MAX_SAMPLES = 400
@@ -57,6 +61,8 @@ WIN_EVAL = True
 """Score a cut-off hand as the engine would (Banker, bonus, floor), plus FIRST_PREMIUM."""
 WHOLE_TURN = True
 """Plan the turn: the swap and the card together."""
+PARANOIA = True
+"""Search the answers to a paranoia card: the peddle to waste, the card to pass."""
 MAX_SWAPS = 3
 """Swaps tried per plan: the most gaining ones, plus the best one against each opponent."""
 TARGETS_PER_KIND = 4
@@ -203,7 +209,16 @@ class StrongBot(Bot):
             swap = best_swap(obs.legal)  # after the card: the swap the plan counted on
             if swap is not None:
                 return swap
+        if PARANOIA and obs.phase in ("waste", "pass") and len(obs.legal) > 1:
+            return self.choose_answer(obs)
         return greedy.choose(obs)
+
+    def choose_answer(self, obs: Observation) -> str:
+        """The peddle to waste or the card to pass: every choice against greedy's."""
+        baseline = greedy.choose(obs)
+        plans: list[Plan] = [(baseline,)]
+        plans += [(a,) for a in obs.legal if a != baseline]
+        return self.search(obs, plans)[0]
 
     def choose_card_only(self, obs: Observation) -> str:
         """The search before whole-turn planning: the gaining swap first, then the card."""
@@ -268,7 +283,7 @@ class StrongBot(Bot):
         values: dict[Plan, list[float]] = {plan: [] for plan in plans}
         samples = 0
         while samples < MAX_SAMPLES and (samples < MIN_SAMPLES or time.process_time() < deadline):
-            base = belief.sample(view, limits, self.rng)
+            base = belief.sample(view, limits, self.rng, rollout.choose)
             hand = base.hand_no
             last = len(alive) - 1
             for index, plan in enumerate(list(alive)):
