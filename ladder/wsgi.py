@@ -14,10 +14,10 @@ application = get_wsgi_application()
 _urlpatterns = get_resolver().url_patterns
 
 # Everything loaded so far lives as long as the process: freeze it out of the cyclic garbage
-# collector's sight. A page of matches leaves thousands of model instances in reference cycles
-# (prefetched seats point back at their match), so a full collection runs every dozen such
-# requests, and it walked the whole loaded site each time: 40-100 ms added to one request in
-# thirteen (the p99 of `GET /api/matches/` in `manage.py bench_scale`, docs/benchmarks.md).
-# Frozen, it walks only what requests left behind (7-28 ms).
+# collector's sight. A full collection walked the whole loaded site: 40-100 ms added to one
+# match-list request in thirteen (the p99 of `GET /api/matches/` in `manage.py bench_scale`,
+# docs/benchmarks.md). Frozen, it walks only what requests left behind; and the match pages
+# leave little since `ladder.matches.selectors.release` unties their prefetched seats
+# (`manage.py bench_tails` shows a slow request's time split).
 gc.collect()
 gc.freeze()

@@ -23,7 +23,13 @@ from ladder.bots.services import (
     bot_version_submit,
 )
 from ladder.charts.pages import bot_charts
-from ladder.matches.selectors import bot_faults, bot_game_counts, match_keys, matches_in_order
+from ladder.matches.selectors import (
+    bot_faults,
+    bot_game_counts,
+    match_keys,
+    matches_in_order,
+    release,
+)
 from ladder.ratings.selectors import bot_ratings, ratings_of_bots
 from ladder.storage import StorageFull
 
@@ -57,6 +63,9 @@ def my_bots_page(request: HttpRequest) -> HttpResponse:
 def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     """`/bots/<id>/`: owner, versions, ratings with bands, recent matches, faults."""
     bot = get_object_or_404(Bot.objects.select_related("owner"), pk=bot_id)
+    matches = matches_in_order(
+        [row["key"] for row in match_keys(filters={"bot": bot.pk})[:RECENT_MATCHES]]
+    )
     context = {
         "bot": bot,
         "is_owner": _is_owner(request, bot),
@@ -70,14 +79,14 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
             .values_list("number", flat=True)
         ),
         "ratings": bot_ratings(bot_id=bot.pk),
-        "matches": matches_in_order(
-            [row["key"] for row in match_keys(filters={"bot": bot.pk})[:RECENT_MATCHES]]
-        ),
+        "matches": matches,
         "counts": bot_game_counts(bot_id=bot.pk),
         "faults": bot_faults(bot_id=bot.pk),
         "charts": bot_charts(bot_id=bot.pk),
     }
-    return render(request, "bots/bot.html", context)
+    response = render(request, "bots/bot.html", context)
+    release(matches)
+    return response
 
 
 @login_required

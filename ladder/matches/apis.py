@@ -30,6 +30,7 @@ from ladder.matches.selectors import (
     match_log_pending,
     match_worker_visible,
     matches_in_order,
+    release,
 )
 from ladder.pagination import KeysetPagination
 
@@ -114,7 +115,9 @@ class MatchListApi(APIView):
         paginator = self.pagination_class()
         page = paginator.paginate_queryset(keys, request, view=self)
         matches = matches_in_order([row["key"] for row in page])
-        return paginator.get_paginated_response([self.output(match) for match in matches])
+        response = paginator.get_paginated_response([self.output(match) for match in matches])
+        release(matches)
+        return response
 
     @staticmethod
     def output(match: Match) -> dict[str, Any]:

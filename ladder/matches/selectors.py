@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -101,6 +101,19 @@ def matches_in_order(keys: list[int]) -> list[Match]:
     `match_keys`."""
     found = {match.pk: match for match in _with_seats(Match.objects.filter(pk__in=keys))}
     return [found[key] for key in keys if key in found]
+
+
+def release(matches: Iterable[Match]) -> None:
+    """Untie a page's matches from their seats once the page is built.
+
+    A prefetch ties each match to its seats both ways (the match caches its seats, each seat
+    its match), so nothing of a page (about 4,000 objects for 50 matches) is freed when its
+    request ends: the cyclic garbage collector frees ten pages' worth at a time, 75-95 ms
+    added to one list request in ten on a slow core (their p99 in `manage.py bench_scale`,
+    docs/benchmarks.md). Without the match's side of the tie, reference counting frees each
+    page as its request ends."""
+    for match in matches:
+        match.__dict__.pop("_prefetched_objects_cache", None)
 
 
 def match_finished(*, match_id: int) -> Match | None:
