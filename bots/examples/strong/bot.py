@@ -40,11 +40,13 @@ from engine.cards import FAMILY, VALUE, Family
 from engine.scoring import HandTally, add_to_totals, score_hand
 from engine.state import Phase
 
-BUDGET_MS = 400
-"""CPU time per planned decision: 40% of the ladder's 1 s per decision (the bank is left
+BUDGET_MS = 250
+"""CPU time per planned decision: a quarter of the ladder's 1 s per decision (the bank is left
 alone), budgeted on the process's CPU clock, so a busy worker does not change the play. A
-fast core reaches MAX_SAMPLES in about 150 ms; the rest is for slower ones (a core 2.5x
-slower drew 281 samples in 250 ms), so the play is the same on either."""
+fast core reaches MAX_SAMPLES in about 150 ms; a core 2.5x slower drew 281 samples."""
+ANSWER_BUDGET_MS = 100
+"""The same for its answers to a paranoia card (the waste, the pass): fewer plans, and less
+at stake than the turn's plan."""
 HORIZON_TURNS = 4
 """How many turn changes each simulation plays on after the candidate move."""
 MAX_SAMPLES = 400
@@ -218,7 +220,7 @@ class StrongBot(Bot):
         baseline = greedy.choose(obs)
         plans: list[Plan] = [(baseline,)]
         plans += [(a,) for a in obs.legal if a != baseline]
-        return self.search(obs, plans)[0]
+        return self.search(obs, plans, min(ANSWER_BUDGET_MS, self.budget_ms))[0]
 
     def choose_card_only(self, obs: Observation) -> str:
         """The search before whole-turn planning: the gaining swap first, then the card."""
@@ -264,7 +266,7 @@ class StrongBot(Bot):
         partner, give = request
         return Deal(partner, give, "market-open")
 
-    def search(self, obs: Observation, plans: Sequence[Plan]) -> Plan:
+    def search(self, obs: Observation, plans: Sequence[Plan], budget_ms: int = 0) -> Plan:
         """The first plan (the baseline), unless another beats it clearly on the same samples.
 
         Every plan is played on each sample (paired comparisons); every RACE_EVERY samples the
@@ -272,7 +274,7 @@ class StrongBot(Bot):
         budget goes to the plans still in the race."""
         baseline = plans[0]
         # CPU time, as the runner counts it: the same thinking on a busy worker as an idle one.
-        budget = min(self.budget_ms, max(5, obs.bank_ms // 50)) / 1000
+        budget = min(budget_ms or self.budget_ms, max(5, obs.bank_ms // 50)) / 1000
         if obs.cpu_ms:
             budget = min(budget, obs.cpu_left() / 2)
         deadline = time.process_time() + budget

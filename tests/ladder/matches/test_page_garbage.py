@@ -34,9 +34,7 @@ def left_in_cycles() -> Iterator[Callable[[Callable[[], HttpResponse]], Counter[
             assert response.status_code == 200
             del response
             gc.collect()
-            return Counter(
-                type(o).__name__ for o in gc.garbage if type(o).__name__ in KEPT
-            )
+            return Counter(type(o).__name__ for o in gc.garbage if type(o).__name__ in KEPT)
         finally:
             gc.set_debug(0)
             gc.garbage.clear()
