@@ -154,6 +154,7 @@ if __name__ == "__main__":
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # 61 s on an idle slow 2-core machine; over 300 s at load 18
 def test_a_hostile_proposer_robs_no_example_bot(sandbox_ready: None, tmp_path: Path) -> None:
     """Real sandboxed games: every exchange the victims agreed to is checked in the log."""
     hostile_file = tmp_path / "hostile.py"

@@ -46,8 +46,12 @@ from tests.ladder.conftest import _unavailable
 pytestmark = pytest.mark.usefixtures("sandbox_ready", "redis_ready")
 
 EXAMPLES = {"random", "greedy", "strong"}
-LEADERBOARD_TIMEOUT = 90.0
-"""Seconds from `make run` to all three example bots rated: the issue promises a minute."""
+LEADERBOARD_TIMEOUT = 240.0
+"""Seconds from `make run` to all three example bots rated: a bound for a hang, not the
+minute README promises (the test prints the time it took: 62.3 s on an idle 2-core machine
+whose cores run Python at 40% of the speed of the one it was first measured on, 2026-11-27;
+the first ladder game with `strong` in it is a whole game of its CPU-clocked search, so the
+time grows with a slow or busy machine; beside head-to-head games it took over 90 s)."""
 STOP_TIMEOUT = 30.0
 """Seconds Ctrl-C may take to stop everything (honcho SIGKILLs 5 s after a first exit)."""
 
