@@ -23,6 +23,11 @@ CACHED_FROM = 10_000
 """A board of fewer bots is counted at every request (under a millisecond); a bigger one's
 count is kept COUNT_SECONDS. Paginators end the last page at the count, so a kept count may
 leave off, for that long, the rows that a new bot pushed past the end of the board."""
+ANCHOR_STEP = 1_000
+"""From CACHED_FROM bots on, the board keeps (COUNT_SECONDS, beside its count) an anchor every
+ANCHOR_STEP places: the rating there and the place of the first bot with that rating. A deep
+page starts its index scan at the anchor before it, so it reads at most ANCHOR_STEP + its own
+rows, however big the board: O(page), where an offset from the top is O(rank)."""
 HOME_RULESET = "modern"
 """The ruleset whose leaderboard the home page shows (`/` without ?ruleset=)."""
 
@@ -50,8 +55,9 @@ class LeaderboardRow:
 class Leaderboard:
     """The bots rated in one ruleset, best first (equal ratings in bot id order), read a page at
     a time: `len()` is one COUNT, a slice one LIMIT/OFFSET query over the (ruleset, -mu, bot)
-    index (two from `deep` on), its rows ranked by their position in the whole board. Django's
-    Paginator and DRF's pagination take it like a queryset.
+    index (two from `deep` on), its rows ranked by their position in the whole board. On a big
+    board (CACHED_FROM bots) a deep page starts at a kept anchor, not at the top (ANCHOR_STEP).
+    Django's Paginator and DRF's pagination take it like a queryset.
     """
 
     deep = 1_000
@@ -72,14 +78,17 @@ class Leaderboard:
         off = Bot.objects.filter(disabled__isnull=False).values("id")
         return BotRating.objects.filter(ruleset=self.ruleset, games__gt=0).exclude(bot_id__in=off)
 
+    def _key(self, what: str) -> str:
+        # The database's name too: sites (and test runs) on one host may share a cache.
+        database = connection.settings_dict.get("NAME")
+        return f"leaderboard:{what}:{database}:{self.ruleset}"
+
     def __len__(self) -> int:
         """The bots on the board: an index-only count; from CACHED_FROM bots on, kept
         COUNT_SECONDS in the cache (the page count, and the end of the last page, may then lag
         new bots by that much; the rows and ranks of every other page never do)."""
         if self._count is None:
-            # The database's name too: sites (and test runs) on one host may share a cache.
-            database = connection.settings_dict.get("NAME")
-            key = f"leaderboard:count:{database}:{self.ruleset}"
+            key = self._key("count")
             cached = cache.get(key)
             if not isinstance(cached, int) or cached < CACHED_FROM:
                 cached = self._ratings().count()
@@ -116,10 +125,46 @@ class Leaderboard:
         else:
             # A deep page: its bot ids from the index alone, then only their rows joined, so
             # the database never joins (or sorts) the thousands of rows above the page.
-            page = list(self.order()[start:stop])
+            page = self._deep_ids(start, stop)
             found = {values[0]: values for values in self.rows().filter(bot_id__in=page)}
             rows = [found[bot_id] for bot_id in page if bot_id in found]
         return [self._row(rank, *values) for rank, values in enumerate(rows, start=start + 1)]
+
+    def _deep_ids(self, start: int, stop: int | None) -> list[int]:
+        """The bot ids of places [start, stop): on a big board, an index range from the anchor
+        at or before `start` (its rating down), skipping only the places between the two."""
+        if len(self) < CACHED_FROM:
+            return list(self.order()[start:stop])
+        anchors = self._anchors()
+        if not anchors:
+            return list(self.order()[start:stop])
+        mu, first = anchors[min(start // ANCHOR_STEP, len(anchors) - 1)]
+        # Kept anchors may lag the board by COUNT_SECONDS, as the count does: a bot whose
+        # rating crossed an anchor since shifts the places below it by one until they are
+        # read again (rows may then repeat or skip one across a page boundary).
+        end = None if stop is None else stop - first
+        return list(self.order().filter(mu__lte=mu)[start - first : end])
+
+    def _anchors(self) -> list[tuple[float, int]]:
+        """(rating, place of the first bot rated so) at places 0, ANCHOR_STEP, 2*ANCHOR_STEP...:
+        one pass over the board's index, kept COUNT_SECONDS in the cache."""
+        key = self._key("anchors")
+        cached = cache.get(key)
+        if isinstance(cached, list):
+            return [(float(mu), int(first)) for mu, first in cached]
+        board, params = self._ratings().values("mu", "bot_id").query.sql_with_params()
+        sql = (
+            "SELECT mu, first FROM ("
+            " SELECT mu, row_number() OVER (ORDER BY mu DESC, bot_id) - 1 AS place,"
+            " rank() OVER (ORDER BY mu DESC) - 1 AS first"
+            f" FROM ({board}) AS board"
+            ") AS ranked WHERE place %% %s = 0 ORDER BY place"
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(sql, (*params, ANCHOR_STEP))
+            anchors = [(float(mu), int(first)) for mu, first in cursor.fetchall()]
+        cache.set(key, anchors, COUNT_SECONDS)
+        return anchors
 
     def order(self) -> QuerySet[BotRating, int]:
         """The bot ids of the whole board in order (an index scan of (ruleset, -mu, bot)); slice

@@ -149,3 +149,54 @@ def test_a_big_board_keeps_its_count_a_while(monkeypatch: pytest.MonkeyPatch) ->
     assert len(leaderboard(ruleset="modern")) == 40  # kept
     monkeypatch.setattr(selectors, "CACHED_FROM", 50)
     assert len(leaderboard(ruleset="modern")) == 39  # a small board: counted
+
+
+def test_a_big_boards_deep_pages_start_at_an_anchor_not_at_the_top(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On a big board a deep page skips at most ANCHOR_STEP places and the ties of the anchor's
+    rating (O(page), not O(rank)), and
+    reads the same rows, ties included, as the whole board read at once."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from ladder.ratings import selectors
+
+    order = _board(45, ties=True)
+    monkeypatch.setattr(selectors, "CACHED_FROM", 30)
+    monkeypatch.setattr(selectors, "ANCHOR_STEP", 7)
+    monkeypatch.setattr(Leaderboard, "deep", 0)
+    board = leaderboard(ruleset="modern")
+    whole = list(board)
+    assert [row.bot_id for row in whole] == order
+    for start, stop in ((0, 5), (6, 8), (7, 14), (20, 29), (36, 45), (40, 99)):
+        with CaptureQueriesContext(connection) as queries:
+            rows = board[start:stop]
+        assert rows == whole[start:stop]
+        offsets = [int(q["sql"].rsplit("OFFSET", 1)[1]) for q in queries if "OFFSET" in q["sql"]]
+        # At most the step, plus the bots tied with the anchor's rating above it (two).
+        assert all(offset < 7 + 2 for offset in offsets), (start, offsets)
+    # The ties (three bots a rating) put some anchors after the first bot of their rating.
+    assert any(first % 7 for _, first in board._anchors())
+
+
+def test_kept_anchors_lag_the_board_no_longer_than_its_count(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from django.core.cache import cache
+
+    from ladder.ratings import selectors
+
+    order = _board(40)
+    monkeypatch.setattr(selectors, "CACHED_FROM", 30)
+    monkeypatch.setattr(selectors, "ANCHOR_STEP", 10)
+    monkeypatch.setattr(Leaderboard, "deep", 0)
+    assert [r.bot_id for r in leaderboard(ruleset="modern")[20:30]] == order[20:30]
+    # The best bot falls to the bottom: the kept anchors still place the page as before...
+    BotRating.objects.filter(bot_id=order[0]).update(mu=0)
+    moved = order[1:] + order[:1]
+    stale = [r.bot_id for r in leaderboard(ruleset="modern")[20:30]]
+    assert stale == moved[19:29]
+    # ...until they are read again (as the count is, after COUNT_SECONDS).
+    cache.clear()
+    assert [r.bot_id for r in leaderboard(ruleset="modern")[20:30]] == moved[20:30]
