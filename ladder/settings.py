@@ -604,6 +604,13 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 10.0,
         "options": {"expire_seconds": 10},
     },
+    # A big leaderboard's size and anchors, read again before the cache lets them go
+    # (ladder.ratings.selectors.KEEP_SECONDS), so that no visitor's request pays for them.
+    "leaderboards": {
+        "task": "ladder.ratings.tasks.keep_leaderboards",
+        "schedule": 30.0,
+        "options": {"expire_seconds": 30},
+    },
     # Webhook deliveries whose task message was lost (a broker restart) are sent again.
     "deliveries": {
         "task": "ladder.notifications.tasks.sweep_deliveries",

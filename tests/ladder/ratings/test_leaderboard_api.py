@@ -200,3 +200,41 @@ def test_kept_anchors_lag_the_board_no_longer_than_its_count(
     # ...until they are read again (as the count is, after COUNT_SECONDS).
     cache.clear()
     assert [r.bot_id for r in leaderboard(ruleset="modern")[20:30]] == moved[20:30]
+
+
+def test_beat_keeps_a_big_boards_count_and_anchors_so_no_request_reads_them(
+    monkeypatch: pytest.MonkeyPatch, settings: Any
+) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from ladder.ratings import selectors
+    from ladder.ratings.tasks import keep_leaderboards
+
+    settings.GRASS_LADDER_TABLES = [("modern", 4)]
+    order = _board(40)
+    monkeypatch.setattr(selectors, "CACHED_FROM", 30)
+    monkeypatch.setattr(selectors, "ANCHOR_STEP", 10)
+    monkeypatch.setattr(Leaderboard, "deep", 0)
+    assert keep_leaderboards() == {"modern": 40}
+    # A new best bot: beat's next run places it; a request meanwhile reads what was kept.
+    BotRating.objects.filter(bot_id=order[-1]).update(mu=10_000)
+    with CaptureQueriesContext(connection) as queries:
+        board = leaderboard(ruleset="modern")
+        assert len(board) == 40
+        rows = board[30:40]
+    assert not any("row_number" in q["sql"] or "COUNT" in q["sql"] for q in queries)
+    # The kept anchor still puts place 30 at its old bot; the moved bot has left the page.
+    assert [r.bot_id for r in rows] == order[30:39]
+    keep_leaderboards()
+    assert [r.bot_id for r in leaderboard(ruleset="modern")[30:40]] == order[29:39]
+
+
+def test_beat_does_not_keep_a_small_boards_count(settings: Any) -> None:
+    from ladder.ratings.tasks import keep_leaderboards
+
+    settings.GRASS_LADDER_TABLES = [("modern", 4)]
+    order = _board(5)
+    assert keep_leaderboards() == {"modern": 5}
+    BotRating.objects.filter(bot_id=order[0]).delete()
+    assert len(leaderboard(ruleset="modern")) == 4  # counted at the request
