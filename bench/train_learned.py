@@ -1,6 +1,6 @@
 """Train the `learned` example bot's network (bots/examples/learned/weights.npz).
 
-    .venv/bin/python -m bench.train_learned                # the committed weights (21 min here)
+    .venv/bin/python -m bench.train_learned                # the committed weights (37 min, 2 cores)
     .venv/bin/python -m bench.train_learned --games 8 --dagger-games 4 --epochs 2 --out /tmp/w.npz
 
 Imitation of `strong`, whose search the network cannot afford at play time, with NumPy only:
