@@ -605,7 +605,7 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expire_seconds": 10},
     },
     # A big leaderboard's size and anchors, read again before the cache lets them go
-    # (ladder.ratings.selectors.KEEP_SECONDS), so that no visitor's request pays for them.
+    # (ladder.ratings.selectors.COUNT_SECONDS), so that no visitor's request pays for them.
     "leaderboards": {
         "task": "ladder.ratings.tasks.keep_leaderboards",
         "schedule": 30.0,

@@ -19,9 +19,6 @@ from ladder.ratings.models import BotRating
 
 COUNT_SECONDS = 60
 """How long a big leaderboard's size (and its anchors) are kept in the cache."""
-KEEP_SECONDS = 30
-"""Beat reads the big boards' sizes and anchors again this often (`Leaderboard.keep`), before
-what is kept runs out: no request pays for them while beat runs."""
 CACHED_FROM = 10_000
 """A board of fewer bots is counted at every request (under a millisecond); a bigger one's
 count is kept COUNT_SECONDS. Paginators end the last page at the count, so a kept count may
@@ -89,7 +86,7 @@ class Leaderboard:
     def __len__(self) -> int:
         """The bots on the board: an index-only count; from CACHED_FROM bots on, kept
         COUNT_SECONDS in the cache (the page count, and the end of the last page, may then lag
-        new bots by that much; the rows and ranks of every other page never do)."""
+        new bots by that much; so may a deep page's places, read from kept anchors)."""
         if self._count is None:
             key = self._key("count")
             cached = cache.get(key)
@@ -174,8 +171,8 @@ class Leaderboard:
 
     def keep(self) -> int:
         """Count a big board and read its anchors again, for the cache (beat's "leaderboards"
-        entry, every KEEP_SECONDS): the requests then find them kept, and none pays the passes
-        over the whole board that they cost. Returns the board's size."""
+        entry, more often than COUNT_SECONDS): the requests then find them kept, and none pays
+        the passes over the whole board that they cost. Returns the board's size."""
         count = self._ratings().count()
         if count >= CACHED_FROM:
             cache.set(self._key("count"), count, COUNT_SECONDS)

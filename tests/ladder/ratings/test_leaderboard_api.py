@@ -238,3 +238,14 @@ def test_beat_does_not_keep_a_small_boards_count(settings: Any) -> None:
     assert keep_leaderboards() == {"modern": 5}
     BotRating.objects.filter(bot_id=order[0]).delete()
     assert len(leaderboard(ruleset="modern")) == 4  # counted at the request
+
+
+def test_beat_keeps_the_boards_before_the_cache_lets_them_go(settings: Any) -> None:
+    from ladder.ratings import selectors
+
+    (entry,) = (
+        e
+        for e in settings.CELERY_BEAT_SCHEDULE.values()
+        if e["task"] == "ladder.ratings.tasks.keep_leaderboards"
+    )
+    assert entry["schedule"] < selectors.COUNT_SECONDS
