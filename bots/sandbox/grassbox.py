@@ -8,7 +8,7 @@
     grass-box cleanup --box N [...]    kill and remove the boxes
     grass-box runtime < STREAM         install the runtime library (engine, SDK, launcher)
     grass-box leftovers                boxes a dead caller left (box:N lines)
-    grass-box sweep                    remove them, and runtimes unused for a day
+    grass-box sweep                    remove them, and runtimes and images unused for a day
 
 Run by Debian's python3 as root: directly by a root caller, or through the sudo rule of
 deploy/install-box.sh for the unprivileged worker. Errors go to stderr as one line starting
@@ -145,6 +145,7 @@ def remove(box: int) -> None:
     layout.unmount(layout.code_dir(box))
     cgroups.box_cgroup(str(box)).remove()
     layout.unmount(layout.build_dir(box))
+    image.unmount_box_root(box)
 
 
 def run(
@@ -172,16 +173,17 @@ def run(
         raise Refused(f"not a folder in the box: {chdir!r}")
     if not command:
         raise Refused("no command to run")
+    root, fresh = image.box_root(box, identity)
     args = jail.bwrap_args(
         box,
-        image=image.image_dir(identity),
+        image=root,
         runtime=lib,
         limits=limits,
         env=env,
         build=build,
         chdir=chdir,
     )
-    jail.exec_in_box(box, args, limits, command)
+    jail.exec_in_box(box, args, limits, command, warm=root if fresh else None)
 
 
 def install_runtime(stream: bytes) -> dict[str, object]:
@@ -258,7 +260,8 @@ def leftovers() -> list[int]:
     """Boxes of which something is left while no caller holds them: what dead callers left."""
     layout.ensure_home()
     names = cgroups.box_names()
-    for sub in ("boxes", "builds"):
+    os.makedirs(layout.path("roots"), mode=0o755, exist_ok=True)
+    for sub in ("boxes", "builds", "roots"):
         names |= set(os.listdir(layout.path(sub)))
     found = []
     for name in sorted(names, key=lambda n: (len(n), n)):
@@ -272,7 +275,7 @@ def sweep() -> dict[str, object]:
     Safe beside live boxes: each is removed while its claim is held here."""
     import shutil
 
-    removed = {"boxes": 0, "runtimes": 0}
+    removed = {"boxes": 0, "runtimes": 0, "images": 0}
     for box in leftovers():
         held = layout.hold(box)
         if held is not None:
@@ -288,6 +291,7 @@ def sweep() -> dict[str, object]:
                 removed["runtimes"] += 1
         except OSError:
             pass
+    removed["images"] = image.sweep_packs(RUNTIME_KEEP_SECONDS)
     return dict(removed)
 
 

@@ -15,7 +15,7 @@ import os
 import resource
 from collections.abc import Sequence
 
-from bots.sandbox import cgroups, layout, seccomp_filter
+from bots.sandbox import cgroups, image, layout, seccomp_filter
 
 PROC_ALLOWED = frozenset({"self", "thread-self", "mounts", "net"})
 """The only top-level names of /proc a box sees besides its own processes' folders. Every
@@ -184,9 +184,16 @@ def set_limit(limit: int, soft: int, hard: int) -> None:
         resource.setrlimit(limit, (capped(soft), capped(hard)))
 
 
-def exec_in_box(box: int, bwrap: list[str], limits: RunLimits, command: Sequence[str]) -> None:
-    """Become the box's first process: join its cgroup, set the rlimits, drop to its uid and
-    exec bwrap, which runs `command`. Returns only by raising (JailError, OSError)."""
+def exec_in_box(
+    box: int,
+    bwrap: list[str],
+    limits: RunLimits,
+    command: Sequence[str],
+    warm: str | None = None,
+) -> None:
+    """Become the box's first process: join its cgroup, warm the box's fresh view of the
+    image `warm` (its pages charged to the box), set the rlimits, drop to its uid and exec
+    bwrap, which runs `command`. Returns only by raising (JailError, OSError)."""
     check_tools()
     program = seccomp_program()
     arguments = "".join(arg + "\0" for arg in bwrap).encode()
@@ -201,6 +208,8 @@ def exec_in_box(box: int, bwrap: list[str], limits: RunLimits, command: Sequence
     cgroups.box_cgroup(str(box)).join_self()
     if not os.path.isdir(layout.code_dir(box)):  # removed while this started: grassbox.remove
         raise JailError(f"box {box} was removed")
+    if warm is not None:
+        image.warm(warm)
     mib, infinity = 1 << 20, resource.RLIM_INFINITY
     # Every limit set here, none left as the caller's (sudo hands them down).
     for limit, soft, hard in (

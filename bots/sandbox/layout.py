@@ -12,7 +12,11 @@ Everything is in one tmpfs of its own, HOME (`/run/grass-box`), mounted by the f
                      other boxes' code, and removing the box walks nothing the caller made.
     builds/<id>/     a build box's /build: a tmpfs of its own, owned by the box's uid.
     runtimes/<hash>/ the engine, the SDK and the launcher, as a caller handed them over.
-    images/<id>/     the runtime image's pack, mounted (`image.py`).
+    packs/           a tmpfs of its own, root's: each runtime image's pack, copied into memory
+                     and checked (`image.py`).
+    images/<id>/     the host's own mount of an image's pack (`check` reads it; no box binds it).
+    roots/<box>/     box <box>'s own mount of the image's pack, the root it binds: on a loop
+                     device of its own, so no two boxes share the image's page cache.
     seccomp-<key>    the compiled seccomp filter.
 
 A tmpfs of its own keeps host paths out of the boxes: `/proc/self/mountinfo` shows a bind
@@ -64,6 +68,11 @@ def code_dir(box: int) -> str:
 
 def build_dir(box: int) -> str:
     return path("builds", box)
+
+
+def root_dir(box: int) -> str:
+    """Where box `box`'s own view of the runtime image is mounted (`image.box_root`)."""
+    return path("roots", box)
 
 
 def claim_file(box: int) -> str:

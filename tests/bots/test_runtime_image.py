@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -123,3 +124,43 @@ def home_layout() -> dict[str, str]:
     from bots.runner import home
 
     return home.layout()
+
+
+def test_the_sweep_lets_go_of_a_pack_in_memory_no_box_used_for_a_day(sandbox_ready: None) -> None:
+    """Each box reads the image from a copy in memory (`bots/sandbox/image.py`): a copy of an
+    image no box has mounted for a day (a version the workers no longer run) is let go of,
+    the image boxes run on is kept."""
+    from bots.runner import home, sandbox
+
+    packs = Path(home_layout()["home"]) / "packs"
+    current = packs / f"{runtime.identity()}.ext4"
+    assert current.is_file()
+    stale = packs / "test-stale.ext4"
+    stale.write_bytes(b"\0" * 4096)
+    (packs / "test-stale.ext4.sha256").write_text("0" * 64 + "\n")
+    day_ago = time.time() - 2 * 86400
+    os.utime(stale, (day_ago, day_ago))
+    assert sandbox.sweep()["images"] >= 1
+    assert not stale.exists() and not (packs / "test-stale.ext4.sha256").exists()
+    assert current.is_file()
+    assert home.layout()["image"]
+
+
+def test_the_warm_up_follows_links_inside_the_view_only(tmp_path: Path) -> None:
+    """The program (root) reads a fresh view's files before its box starts: a link in the
+    image is followed within the view (an absolute target is the view's), never to the host."""
+    from bots.sandbox import image
+
+    view = tmp_path / "view"
+    (view / "usr" / "bin").mkdir(parents=True)
+    (view / "usr" / "bin" / "python3.11").write_bytes(b"x")
+    (view / "usr" / "bin" / "python3").symlink_to("python3.11")
+    (view / "usr" / "bin" / "absolute").symlink_to("/usr/bin/python3.11")
+    (view / "usr" / "bin" / "out").symlink_to("../../../outside")
+    (view / "usr" / "bin" / "loop").symlink_to("loop")
+    inside = image._inside
+    assert inside(str(view), "usr/bin/python3") == str(view / "usr/bin/python3.11")
+    assert inside(str(view), "usr/bin/absolute") == str(view / "usr/bin/python3.11")
+    assert inside(str(view), "usr/bin/out") is None
+    assert inside(str(view), "usr/bin/loop") is None
+    image.warm(str(view))  # what the image does not hold is skipped
