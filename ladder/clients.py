@@ -19,6 +19,10 @@ IPV6_NETWORK_BITS = 64
 """The prefix one IPv6 client is counted by: the /64 a site, a home or a phone is given (RFC
 6177 and the RIRs' policies), in which a host makes up addresses at will (SLAAC, privacy
 addresses). Counting single IPv6 addresses let one machine make 15 accounts from 15 of them."""
+IPV6_SITE_BITS = 48
+"""The prefix of an IPv6 site: what one organisation (or one cheap hosting account) is routed,
+65,536 /64s. The sign-up limit counts it beside the /64 (12 of 12 sign-ups from 12 /64s of one
+/48 were accepted with the /64 alone), and accounts made from one /48 are linked for seating."""
 
 
 def client_address(request: HttpRequest | Request) -> str | None:
@@ -40,9 +44,10 @@ def client_address(request: HttpRequest | Request) -> str | None:
         return address
 
 
-def network_key(address: str | None) -> str | None:
+def network_key(address: str | None, *, ipv6_bits: int = IPV6_NETWORK_BITS) -> str | None:
     """What a per-address limit counts `address` as: an IPv4 address itself; an IPv6 address
-    its /64 network, written as the network's first address (`2001:db8:7:1::`); an
+    its /64 network (or its /`ipv6_bits`), written as the network's first address
+    (`2001:db8:7:1::`); an
     IPv4-mapped IPv6 address (`::ffff:192.0.2.1`, what a dual-stack socket reports for an IPv4
     client) the IPv4 address it holds. Anything that is not an IP address (None, a Unix
     socket's empty or odd REMOTE_ADDR) is returned unchanged, so it is still counted alone.
@@ -58,9 +63,15 @@ def network_key(address: str | None) -> str | None:
         return address
     if isinstance(ip, ipaddress.IPv4Address):
         return str(ip)
+    # An IPv4 client reached over a tunnel of IPv6 (IPv4-mapped, 6to4, Teredo) is its IPv4
+    # address: otherwise one IPv4 host would count as a /64 of its own per tunnel.
     if ip.ipv4_mapped is not None:
         return str(ip.ipv4_mapped)
-    host_bits = 128 - IPV6_NETWORK_BITS
+    if ip.sixtofour is not None:
+        return str(ip.sixtofour)
+    if ip.teredo is not None:
+        return str(ip.teredo[1])
+    host_bits = 128 - ipv6_bits
     return str(ipaddress.IPv6Address(int(ip) >> host_bits << host_bits))
 
 
@@ -69,6 +80,12 @@ def client_network(request: HttpRequest | Request) -> str | None:
     (AXES_CLIENT_IP_CALLABLE) and the sign-up limit count, so that every address of one IPv6
     /64 shares one count and an IPv4 client counts by its address as before."""
     return network_key(client_address(request))
+
+
+def is_loopback(address: str | None) -> bool:
+    """Whether `address` is the machine itself (a development site, the tests, or a proxy that
+    did not say who its client was): not a network that stands for one person."""
+    return address is not None and _is_loopback(address)
 
 
 def _is_loopback(address: str) -> bool:

@@ -13,6 +13,7 @@ from django.shortcuts import redirect, render
 from ladder.accounts.forms import SignupForm
 from ladder.accounts.selectors import signed_in_user, user_token
 from ladder.accounts.services import (
+    seating_signup_record,
     signup_counted,
     signup_refusal,
     signup_wait,
@@ -45,6 +46,7 @@ def signup_page(request: HttpRequest) -> HttpResponse:
                 form.add_error(field if field in form.fields else None, errors)
         else:
             signup_counted(address=address)
+            seating_signup_record(user=user, address=address)
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
             # The token made with the account is shown once, on the token page (the session
             # holds it until then: it is the user's own, in their own session).

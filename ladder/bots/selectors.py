@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -12,6 +12,7 @@ import django_filters
 from django.db.models import OuterRef, QuerySet, Subquery
 
 from bots.runner.botfiles import BotSource, source_from_upload
+from ladder.accounts.selectors import seating_circle
 from ladder.bots.models import Bot, BotVersion
 
 if TYPE_CHECKING:
@@ -125,3 +126,21 @@ def owner_bots(*, owner_id: int, before: int | None, most: int) -> list[Bot]:
             latest_status=Subquery(newest.values("status")[:1]),
         ).order_by("-pk")[:most]
     )
+
+
+def bot_circles(*, bot_ids: Iterable[int]) -> dict[int, int]:
+    """The seating circle of each of `bot_ids` (`ladder.accounts.selectors.seating_circle`):
+    its owner's, or its own for a house bot. One query, whatever the number of bots."""
+    rows = Bot.objects.filter(pk__in=list(bot_ids)).values_list(
+        "pk", "owner_id", "owner__seating__circle", "owner__seating__house"
+    )
+    return {
+        pk: seating_circle(bot_id=pk, owner_id=owner, circle=circle, house=house)
+        for pk, owner, circle, house in rows
+    }
+
+
+def circles_shared(circles: Iterable[int]) -> bool:
+    """Whether two of `circles` are one (two bots of one owner, or of linked accounts)."""
+    seen = list(circles)
+    return len(set(seen)) != len(seen)

@@ -32,7 +32,10 @@ class MatchAdmin(admin.ModelAdmin):
     # Which worker played a match, or lost it: searching a host's name lists its matches.
     search_fields = ["host"]
     # The seed is a secret until the match is over; the admin shows it read-only like the rest.
+    # `rated` too: a match made rated by hand would skip the seating rules (docs/fairplay.md);
+    # the Void action below takes one out of the ratings.
     readonly_fields = [
+        "rated",
         "seed",
         "log",
         "log_sha256",

@@ -5,6 +5,8 @@ open one of its matches and step through the replay, switch to a seat's view and
 other hands absent from the page, then the bot's rating chart; the leaderboard and a
 tournament page with their charts; a phone's width on each.
 Screenshots of every key page go to artifacts/screenshots/.
+Host-wide state: its Celery worker sweeps the host's dead boxes as it starts, so the file
+runs alone, in the host-wide group (tests/conftest.py); Redis is the run's own.
 """
 
 from __future__ import annotations
@@ -106,6 +108,7 @@ def test_sign_up_upload_play_replay_and_chart(
     screenshot: Any,
     sandbox_ready: None,  # noqa: F811
     valid_version: Any,
+    owners: Any,
     celery: Any,
 ) -> None:
     base = live_server.url
@@ -114,8 +117,9 @@ def test_sign_up_upload_play_replay_and_chart(
     bot = sign_up_and_upload(page, base)
 
     # Watch it play: two rated games against two random bots, then the leaderboard shows it.
+    # Two other owners' bots: one owner's two bots never share a rated table.
     valid_version("rando", "random")
-    valid_version("<script>alert(1)<\\script>")  # no '/' in a bot's name
+    valid_version("<script>alert(1)<\\script>", by=owners(1)[0])  # no '/' in a bot's name
     matches = watch_it_play(page, base, bot, celery, 2)
     page.goto(f"{base}/")
     row = page.get_by_role("row").filter(has=page.get_by_role("link", name=BOT))
@@ -139,7 +143,7 @@ def test_sign_up_upload_play_replay_and_chart(
     page.locator("#rating-modern summary").click()
     assert page.locator("#rating-modern table tbody tr").count() == 3  # start and two games
     # A hostile opponent name is drawn as text, never run.
-    hostile = "ann/<script>alert(1)<\\script>"
+    hostile = "author0/<script>alert(1)<\\script>"  # its owner: `owners` fixture's first
     assert page.locator("#results-by-opponent").get_by_text(hostile).count()
     screenshot(page, "site-bot-page-with-chart")
 
@@ -218,7 +222,7 @@ def test_a_tournament_page_charts_its_standings_by_round(
 
     t = make_tournament(name="Spring cup", format="swiss", seats=3, swiss_rounds=3)
     for bot in entrants(7):
-        tournament_register(tournament=t, bot=bot, user=owner)
+        tournament_register(tournament=t, bot=bot, user=bot.owner)
     tournament_tick(tournament_id=t.pk, now=t.starts_at + timedelta(seconds=1))
     rng = random.Random(11)
     for _ in range(2):  # two rounds settled, the third under way

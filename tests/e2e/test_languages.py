@@ -43,32 +43,34 @@ def test_a_bot_in_every_language_is_rated(live_server: Any, settings: Any, celer
         "java": ("Bot.java", (STARTERS / "java" / "Bot.java").read_bytes()),
         "static": ("bot", static_binary()),
     }
-    # One account uploads all six at once, each pending until its build and game are done.
-    settings.GRASS_PENDING_VERSIONS_PER_ACCOUNT = len(uploads)
+    # Six accounts upload one bot each (one owner's bots never share a rated table, so six bots
+    # of one account would never meet), all pending at once until its build and game are done.
     celery("worker", concurrency=2)
     celery("beat")
     http = httpx.Client(base_url=live_server.url, timeout=60)
-    signup = http.post("/api/auth/signup/", json={"username": "poly", "password": PASSWORD})
-    assert signup.status_code == 201, signup.text
-    author = httpx.Client(
-        base_url=live_server.url,
-        headers={"Authorization": f"Token {signup.json()['token']}"},
-        timeout=60,
-    )
-    bots = {}
+    bots, authors = {}, {}
     for name, (filename, data) in uploads.items():
+        signup = http.post(
+            "/api/auth/signup/", json={"username": f"poly-{name}", "password": PASSWORD}
+        )
+        assert signup.status_code == 201, signup.text
+        author = httpx.Client(
+            base_url=live_server.url,
+            headers={"Authorization": f"Token {signup.json()['token']}"},
+            timeout=60,
+        )
         bot = author.post("/api/bots/", json={"name": name})
         assert bot.status_code == 201, bot.text
         version = author.post(
             f"/api/bots/{bot.json()['id']}/versions/", files={"file": (filename, data)}
         )
         assert version.status_code == 201, version.text
-        bots[name] = bot.json()["id"]
+        bots[name], authors[name] = bot.json()["id"], author
 
     def verdicts() -> dict[str, dict[str, Any]] | None:
         found = {}
         for name, bot_id in bots.items():
-            versions = author.get(f"/api/bots/{bot_id}/versions/").json()["results"]
+            versions = authors[name].get(f"/api/bots/{bot_id}/versions/").json()["results"]
             if versions[0]["status"] == "pending":
                 return None
             found[name] = versions[0]

@@ -18,7 +18,7 @@ pytestmark = [
 
 
 def test_beat_opens_closes_starts_and_the_worker_plays_it_to_the_finish(
-    celery: Any, valid_version: Any, owner: Any
+    celery: Any, valid_version: Any, owner: Any, owners: Any
 ) -> None:
     from ladder.matches.models import Match
     from ladder.ratings.models import RatingChange
@@ -26,9 +26,12 @@ def test_beat_opens_closes_starts_and_the_worker_plays_it_to_the_finish(
     from ladder.tournaments.selectors import tournament_detail
     from ladder.tournaments.services import tournament_create, tournament_register
 
+    # Three owners: a tournament takes one bot per owner.
     bots = [
-        valid_version(name, example).bot
-        for name, example in (("g1", "greedy"), ("g2", "greedy"), ("r1", "random"))
+        valid_version(name, example, by=by).bot
+        for (name, example), by in zip(
+            (("g1", "greedy"), ("g2", "greedy"), ("r1", "random")), owners(3), strict=True
+        )
     ]
     # Worker and beat first: the schedule counts from the moment both are up, however long
     # they took to start (a beat that woke after all three times would fire them at once and
@@ -57,7 +60,7 @@ def test_beat_opens_closes_starts_and_the_worker_plays_it_to_the_finish(
     wait_until(lambda: status() == "registration", timeout=120, what="registration to open")
     t.refresh_from_db()
     for bot in bots:
-        tournament_register(tournament=t, bot=bot, user=owner)
+        tournament_register(tournament=t, bot=bot, user=bot.owner)
     wait_until(lambda: status() == "running", timeout=120, what="the start")
     wait_until(lambda: status() == "finished", timeout=240, what="the finish")
 

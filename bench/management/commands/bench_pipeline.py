@@ -68,6 +68,7 @@ from bots.runner import sandbox
 from bots.runner.botfiles import BadBot, BotSource, load_bot
 from bots.runner.series import MatchSpec, SeriesConfig, plan, run_series
 from engine.rules import RULESETS
+from ladder.accounts.services import account_house_set
 from ladder.bots.models import Bot, BotVersion
 from ladder.bots.services import bot_create, bot_version_upload, bot_version_validate
 from ladder.matches.models import Match, MatchSeat
@@ -168,6 +169,9 @@ def bench_versions(
     if created:
         user.set_unusable_password()
         user.save(update_fields=["password"])
+    # The bench's ladder is the house's, as the site's examples are: each bot a seating circle
+    # of its own, or the matchmaker (issue 33) never seats two of them at one table.
+    account_house_set(user_id=user.pk)
     versions = []
     for source, name in zip(sources, names, strict=True):
         filename, data = bot_upload_bytes(source)

@@ -374,7 +374,7 @@ def test_standings_by_round_end_at_the_standings_table(
 
     t = make_tournament(format="swiss", seats=3, swiss_rounds=3)
     for bot in entrants(7):
-        tournament_register(tournament=t, bot=bot, user=owner)
+        tournament_register(tournament=t, bot=bot, user=bot.owner)
     tournament_tick(tournament_id=t.pk, now=t.starts_at + timedelta(seconds=1))
     assert selectors.standings_progress(tournament=t).rounds == []
     rng = random.Random(4)

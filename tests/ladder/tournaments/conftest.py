@@ -29,9 +29,16 @@ def organiser(django_user_model: Any) -> Any:
 
 
 @pytest.fixture
-def entrants(valid_version: Any) -> Any:  # noqa: F811
-    """`entrants(n)`: n bots of the `owner` user, each with a valid version."""
-    return lambda n: [valid_version(f"bot{i}").bot for i in range(n)]
+def entrants(valid_version: Any, owner: Any, owners: Any) -> Any:  # noqa: F811
+    """`entrants(n)`: n bots, each with a valid version: the first of the `owner` user, the
+    others each of an owner of its own (a tournament seats one bot per owner)."""
+
+    def make(n: int) -> list[Any]:
+        return [
+            valid_version(f"bot{i}", by=by).bot for i, by in enumerate([owner, *owners(n - 1)][:n])
+        ]
+
+    return make
 
 
 @pytest.fixture

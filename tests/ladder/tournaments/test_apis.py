@@ -68,7 +68,7 @@ def test_enter_list_detail_withdraw_and_control_over_the_api(
     tournament_tick(tournament_id=t_id)  # registration opens
     bots = entrants(3)
     for bot in bots:
-        answer = _client(owner).post(
+        answer = _client(bot.owner).post(
             f"/api/tournaments/{t_id}/entries/", {"bot": bot.pk}, format="json"
         )
         assert answer.status_code == 201, answer.json()
@@ -113,7 +113,7 @@ def test_a_finished_tournament_downloads_as_logs_plus_standings_csv(
 
     t = make_tournament(format="swiss", seats=2, swiss_rounds=1)
     for bot in entrants(2):
-        tournament_register(tournament=t, bot=bot, user=owner)
+        tournament_register(tournament=t, bot=bot, user=bot.owner)
     tournament_tick(tournament_id=t.pk, now=t.starts_at)
     assert _client(None).get(f"/api/tournaments/{t.pk}/archive/").status_code == 404
     settle_games(t, random.Random(1))
@@ -179,7 +179,7 @@ def test_the_create_form_invites_bots_and_the_page_and_api_list_them(
     client.force_login(organiser)
     form = client.get("/tournaments/new/").content.decode()
     assert 'name="invited"' in form
-    assert f'<option value="{bots[2].pk}">{owner.username}/bot2</option>' in form
+    assert f'<option value="{bots[2].pk}">{bots[2].owner.username}/bot2</option>' in form
     now = timezone.now()
     answer = client.post(
         "/tournaments/new/",
@@ -206,14 +206,14 @@ def test_the_create_form_invites_bots_and_the_page_and_api_list_them(
     assert set(t.invited.values_list("pk", flat=True)) == {bots[0].pk, bots[2].pk}
 
     page = client.get(f"/tournaments/{t.pk}/").content.decode()
-    assert "invited bots only: ann/bot0, ann/bot2" in page
+    assert f"invited bots only: ann/bot0, {bots[2].owner.username}/bot2" in page
     detail = _client(None).get(f"/api/tournaments/{t.pk}/").json()["tournament"]
     assert sorted(detail["invited"]) == sorted([bots[0].pk, bots[2].pk])
     assert detail["limits"] == {}
     t = tournament_tick(tournament_id=t.pk)  # registration opens
     with pytest.raises(TournamentError, match="bot1 is not invited"):
-        tournament_register(tournament=t, bot=bots[1], user=owner)
-    tournament_register(tournament=t, bot=bots[2], user=owner)
+        tournament_register(tournament=t, bot=bots[1], user=bots[1].owner)
+    tournament_register(tournament=t, bot=bots[2], user=bots[2].owner)
 
 
 def test_a_tournament_games_match_page_names_its_tournament_round_and_table(
@@ -223,7 +223,7 @@ def test_a_tournament_games_match_page_names_its_tournament_round_and_table(
 
     t = make_tournament(format="swiss", seats=2, swiss_rounds=1, name="Night cup")
     for bot in entrants(2):
-        tournament_register(tournament=t, bot=bot, user=owner)
+        tournament_register(tournament=t, bot=bot, user=bot.owner)
     tournament_tick(tournament_id=t.pk, now=t.starts_at)
     page = client.get(f"/matches/{Match.objects.get().pk}/").content.decode()
     assert f'href="/tournaments/{t.pk}/">Night cup</a>, round 1, table 1' in page

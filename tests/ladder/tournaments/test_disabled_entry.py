@@ -31,7 +31,7 @@ def test_entering_a_bot_off_the_ladder_is_refused_with_the_reason(
     take_off(bot)
 
     with pytest.raises(TournamentError, match="off the ladder") as refused:
-        tournament_register(tournament=t, bot=bot, user=owner)
+        tournament_register(tournament=t, bot=bot, user=bot.owner)
     assert REASON in str(refused.value)
 
     client = APIClient()
@@ -46,7 +46,7 @@ def test_a_bot_taken_off_after_entering_is_withdrawn_at_the_start(
     t = make_tournament(seats=2, format="round_robin")
     bots = entrants(3)
     for bot in bots:
-        tournament_register(tournament=t, bot=bot, user=owner)
+        tournament_register(tournament=t, bot=bot, user=bot.owner)
     take_off(bots[0])
 
     tournament_tick(tournament_id=t.pk, now=timezone.now() + timedelta(minutes=5))

@@ -205,7 +205,7 @@ def test_the_list_groups_upcoming_running_and_finished_on_the_api_and_the_page(
     def started(name: str) -> Tournament:
         t = make_tournament(name=name, format="swiss", seats=2, swiss_rounds=1)
         for bot in bots:
-            tournament_register(tournament=t, bot=bot, user=owner)
+            tournament_register(tournament=t, bot=bot, user=bot.owner)
         return tournament_tick(tournament_id=t.pk, now=t.starts_at)
 
     now = timezone.now()
@@ -257,7 +257,7 @@ def test_the_tournament_page_shows_rounds_tables_places_match_links_and_byes(
 ) -> None:
     t = make_tournament(name="Table cup", format="swiss", seats=2, swiss_rounds=2)
     for bot in entrants(5):
-        tournament_register(tournament=t, bot=bot, user=owner)
+        tournament_register(tournament=t, bot=bot, user=bot.owner)
     assert "<h2>Round 1" not in client.get(f"/tournaments/{t.pk}/").content.decode()
     tournament_tick(tournament_id=t.pk, now=t.starts_at)
     entries = {e.pk: e for e in t.entries.select_related("bot", "version")}

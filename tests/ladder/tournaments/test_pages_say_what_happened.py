@@ -37,7 +37,7 @@ def test_a_round_robin_page_says_the_table_size_played_and_final_standings(
 ) -> None:
     t = make_tournament(format="round_robin", seats=4)
     for bot in entrants(6):
-        tournament_register(tournament=t, bot=bot, user=owner)
+        tournament_register(tournament=t, bot=bot, user=bot.owner)
     tournament_tick(tournament_id=t.pk, now=t.starts_at)
     sizes = {len(table.seats) for r in t.rounds.all() for table in r.tables.all()}
     assert sizes == {3}  # six entrants at up to four seats: two tables of three
@@ -62,7 +62,7 @@ def test_the_list_says_when_a_tournament_finished_or_started(
 ) -> None:
     done = make_tournament(name="Done cup", format="round_robin", seats=2)
     for bot in entrants(2):
-        tournament_register(tournament=done, bot=bot, user=owner)
+        tournament_register(tournament=done, bot=bot, user=bot.owner)
     tournament_tick(tournament_id=done.pk, now=done.starts_at)
     done = run_to_the_end(done)
     upcoming = make_tournament(name="Later cup", format="swiss", seats=2)

@@ -40,7 +40,7 @@ def _start(t: Tournament) -> Tournament:
 
 
 def _enter(t: Tournament, bots: list[Any], owner: Any) -> list[Entry]:
-    return [tournament_register(tournament=t, bot=bot, user=owner) for bot in bots]
+    return [tournament_register(tournament=t, bot=bot, user=bot.owner) for bot in bots]
 
 
 def _run_to_end(t: Tournament, rng: random.Random, limit: int = 50) -> Tournament:
@@ -206,7 +206,7 @@ def test_a_bot_withdrawn_mid_event_is_not_paired_again(
     ]
     assert entries[0].pk not in later
     with pytest.raises(TournamentError, match="finished"):
-        tournament_withdraw(entry=Entry.objects.get(pk=entries[1].pk), user=owner)
+        tournament_withdraw(entry=Entry.objects.get(pk=entries[1].pk), user=entries[1].bot.owner)
 
 
 def test_a_bot_withdrawn_mid_elimination_cannot_advance_and_one_champion_remains(
@@ -219,7 +219,8 @@ def test_a_bot_withdrawn_mid_elimination_cannot_advance_and_one_champion_remains
     t = _start(t)
     round1 = t.rounds.get()
     gone = round1.tables.order_by("number").first().seats[0]
-    tournament_withdraw(entry=Entry.objects.get(pk=gone), user=owner)
+    gone_entry = Entry.objects.select_related("bot__owner").get(pk=gone)
+    tournament_withdraw(entry=gone_entry, user=gone_entry.bot.owner)
     # It wins its table (as far as money goes); it still may not advance.
     table = round1.tables.order_by("number").first()
     for match in Match.objects.filter(tournament_game__table=table):
@@ -490,15 +491,15 @@ def test_registration_checks_owner_window_invitation_and_validity(
     with pytest.raises(TournamentError, match="only a bot's owner"):
         tournament_register(tournament=t, bot=bots[0], user=stranger)
     with pytest.raises(TournamentError, match="bot1 is not invited"):
-        tournament_register(tournament=t, bot=bots[1], user=owner)
-    tournament_register(tournament=t, bot=bots[0], user=owner)
+        tournament_register(tournament=t, bot=bots[1], user=bots[1].owner)
+    tournament_register(tournament=t, bot=bots[0], user=bots[0].owner)
     with pytest.raises(TournamentError, match="already entered"):
-        tournament_register(tournament=t, bot=bots[0], user=owner)
+        tournament_register(tournament=t, bot=bots[0], user=bots[0].owner)
     empty = bot_create(owner=owner, name="empty")
     t.invited.add(empty)
     with pytest.raises(TournamentError, match="empty has no valid version"):
-        tournament_register(tournament=t, bot=empty, user=owner)
+        tournament_register(tournament=t, bot=empty, user=empty.owner)
     tournament_tick(tournament_id=t.pk, now=t.registration_closes)
     t.refresh_from_db()
     with pytest.raises(TournamentError, match="registration is not open"):
-        tournament_register(tournament=t, bot=bots[1], user=owner)
+        tournament_register(tournament=t, bot=bots[1], user=bots[1].owner)

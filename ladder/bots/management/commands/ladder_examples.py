@@ -1,6 +1,7 @@
 """`manage.py ladder_examples`: the example bots on the ladder, so a fresh site has games.
 
-Creates the user "examples" (who cannot log in) and its bots random, greedy and strong, each
+Creates the user "examples" (who cannot log in; the house, whose bots may share tables with
+each other) and its bots random, greedy and strong, each
 with a version uploaded from bots/examples/<name>/bot.py and validated by its sandboxed game.
 Safe to run again: a bot that already has a valid version is left alone, and a pending one
 (its sandbox did not start last time) is validated again rather than uploaded twice.
@@ -15,10 +16,11 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from bots.runner.botfiles import load_bot
+from ladder.accounts.services import HOUSE_USERNAME, account_house_set
 from ladder.bots.models import Bot, BotVersion
 from ladder.bots.services import bot_create, bot_version_upload, bot_version_validate
 
-EXAMPLES_USER = "examples"
+EXAMPLES_USER = HOUSE_USERNAME
 EXAMPLES = ("random", "greedy", "strong")
 
 
@@ -32,6 +34,14 @@ class Command(BaseCommand):
             if created:
                 user.set_unusable_password()
                 user.save(update_fields=["password"])
+            # The house: each example sits as a circle of its own (docs/fairplay.md). An
+            # "examples" someone signed up as (before the name was reserved) is refused.
+            try:
+                account_house_set(user_id=user.pk)
+            except ValueError as exc:
+                raise CommandError(
+                    f"{exc}: rename or remove that account, then run this again"
+                ) from None
         for name in EXAMPLES:
             self._ensure_example(user, name)
 
