@@ -7,6 +7,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.db.models.functions import Now
 from django.utils import timezone
 
 from ladder.matches import services as match_services
@@ -100,7 +101,7 @@ def test_a_failed_run_is_retried_until_max_attempts(
     match = match_create(versions=[valid_version("a"), valid_version("b")])
 
     def broken(*args: Any, **kwargs: Any) -> None:
-        raise OSError("disk on fire")
+        raise RuntimeError("the referee tripped")
 
     monkeypatch.setattr(match_services, "play_match", broken)
     assert match_run(match_id=match.pk).attempts == 1
@@ -109,7 +110,10 @@ def test_a_failed_run_is_retried_until_max_attempts(
     assert sent == [match.pk]
     queued = Match.objects.get(pk=match.pk)
     # The last failure stays visible while the match waits for its next attempt.
-    assert (queued.status, queued.failure_reason) == (Match.Status.QUEUED, "OSError: disk on fire")
+    assert (queued.status, queued.failure_reason) == (
+        Match.Status.QUEUED,
+        "RuntimeError: the referee tripped",
+    )
 
     failed = match_run(match_id=match.pk)
     assert (failed.status, failed.attempts) == (Match.Status.FAILED, 2)
@@ -127,7 +131,7 @@ def test_a_retried_match_that_finishes_is_rated_once_and_never_requeued(
     def fails_once(*args: Any, **kwargs: Any) -> Any:
         calls.append(1)
         if len(calls) == 1:
-            raise OSError("sandbox hiccup")
+            raise RuntimeError("a hiccup of this code")
         return real_play(*args, **kwargs)
 
     monkeypatch.setattr(match_services, "play_match", fails_once)
@@ -160,9 +164,10 @@ def test_a_worker_thought_lost_cannot_record_over_the_newer_run(
     def slow_then_swept(*args: Any, **kwargs: Any) -> Any:
         depth.append(1)
         if len(depth) == 1:
-            # While the first worker plays, the sweep thinks it lost and a second worker runs it.
-            Match.objects.filter(pk=match.pk).update(started=timezone.now() - 2 * HOUR)
-            assert match_requeue_stale(older_than=HOUR) == [match.pk]
+            # While the first worker plays, its heartbeat falls silent (a network cut), the
+            # sweep takes the match back and a second worker runs it.
+            Match.objects.filter(pk=match.pk).update(heartbeat=Now() - timedelta(minutes=2))
+            assert match_requeue_stale(silent_for=timedelta(minutes=1)) == [match.pk]
             assert match_run(match_id=match.pk).status == Match.Status.FINISHED
         return real_play(*args, **kwargs)
 

@@ -51,15 +51,13 @@ def _played(seats: int, rng: random.Random) -> Any:
 
 def _record(versions: list[Any], rng: random.Random) -> Match:
     """A match between `versions`, claimed and recorded by the recording service."""
-    from django.utils import timezone
+    from ladder.matches.claims import match_claim
 
     match = match_create(versions=versions)
-    started = timezone.now()
-    Match.objects.filter(pk=match.pk).update(status="running", started=started)
+    claim = match_claim(match_id=match.pk)
+    assert claim is not None
     seats = list(match_seats(match_id=match.pk))
-    return _match_record(
-        match_id=match.pk, started=started, seats=seats, played=_played(len(seats), rng)
-    )
+    return _match_record(claim=claim, seats=seats, played=_played(len(seats), rng))
 
 
 def _records() -> tuple[dict[Any, tuple[Any, ...]], dict[Any, tuple[Any, ...]]]:
