@@ -2,10 +2,11 @@
 replays opened and computed (`ladder.replays.throttle`), accounts created
 (`ladder.accounts.services.signup_wait`).
 
-The counts live in Django's cache, which every web worker shares (ladder/settings.py). A count
-may miss an increment when two requests race on a file-based cache; the limits are there to
-stop floods, not to count exactly. Without a cache nothing is counted: a broken cache must not
-lock everyone out.
+The counts live in the shared cache (Redis, ladder/shared_cache.py), so one client is counted
+once across every web host, with Redis's atomic INCR. Without a cache nothing is counted (fail
+open): a Redis outage must not lock every visitor out of signing up or watching replays, and
+what it lets through for its length is bounded by the work each costs (a sign-up is a row; a
+replay computed is seconds of one web worker, which gunicorn's timeout bounds).
 
 Bot uploads are not counted here: each costs a worker a build and a game, so their limits
 (`ladder.bots.services.bot_version_upload_check`) count the stored versions in the database,

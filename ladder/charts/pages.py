@@ -8,10 +8,10 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from django.core.cache import cache
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import slugify
 
+from ladder import shared_cache
 from ladder.charts import selectors, svg
 from ladder.tournaments.models import Tournament
 
@@ -115,11 +115,13 @@ def leaderboard_chart(*, ruleset: str, n: int = TOP_N) -> SafeString:
     top = selectors.top_bots(ruleset=ruleset, n=n)
     digest = hashlib.sha256(repr(top).encode()).hexdigest()[:32]
     key = f"charts:top:{ruleset}:{n}:{digest}"
-    cached: str | None = cache.get(key)
-    if cached is None:
-        cached = _top_chart(ruleset=ruleset, n=n, bot_ids=[row[0] for row in top])
-        cache.set(key, cached, TOP_CACHE_SECONDS)
-    return mark_safe(cached)
+    # The cache down, the chart is drawn for this request (fail open: it is the database's).
+    cached = shared_cache.get(key)
+    if isinstance(cached, str):
+        return mark_safe(cached)
+    drawn = _top_chart(ruleset=ruleset, n=n, bot_ids=[row[0] for row in top])
+    shared_cache.put(key, drawn, TOP_CACHE_SECONDS)
+    return mark_safe(drawn)
 
 
 def _top_chart(*, ruleset: str, n: int, bot_ids: list[int]) -> str:

@@ -275,7 +275,9 @@ class Command(BaseCommand):
             "GRASS_MATCH_CAPACITY": "auto",
             "DEBUG": "false",
             "SECRET_KEY": os.environ.get("SECRET_KEY") or secrets.token_urlsafe(50),
-            "CACHE_DIR": str(folder / "cache"),
+            # The shared cache (GRASS_CACHE_URL, if set, else the site's default), with keys of
+            # this run's own.
+            "GRASS_CACHE_KEY_PREFIX": folder.name,
             "PYTHONUNBUFFERED": "1",
         }
         _ladder_plays(ladder, False)
