@@ -13,7 +13,8 @@ from ladder.worker_logging import quiet_stop
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ladder.settings")
 
 # DjangoTask: tasks gain delay_on_commit, which sends them once the surrounding transaction
-# commits (a worker must find the rows they name), instead of hand-written on_commit helpers.
+# commits (a worker must find the rows they name). The site's services send through
+# ladder.task_sending instead, which does the same without raising a broker outage.
 app = Celery("ladder", task_cls="celery.contrib.django.task:DjangoTask")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()

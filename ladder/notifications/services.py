@@ -30,6 +30,7 @@ from ladder.notifications.guard import Target, UnresolvedHost, UnsafeUrl, resolv
 from ladder.notifications.models import Delivery, NotificationSettings, Webhook
 from ladder.notifications.payloads import ping_payload, site_url
 from ladder.notifications.signing import sign
+from ladder.task_sending import send_on_commit
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -171,8 +172,8 @@ def _enqueue_on_commit(delivery_ids: list[int]) -> None:
     from ladder.notifications.tasks import deliver
 
     for delivery_id in delivery_ids:
-        # celery-types does not know DjangoTask (ladder/celery.py), which adds delay_on_commit.
-        deliver.delay_on_commit(delivery_id)  # type: ignore[attr-defined]
+        # With the broker down, the delivery stays pending and stored (not a 500).
+        send_on_commit(deliver, delivery_id, recovery="beat's sweep sends it after SWEEP_GRACE")
 
 
 # --- sending --------------------------------------------------------------------------------

@@ -16,6 +16,10 @@ Rules worth knowing (also on the tournament page):
 - A withdrawn entrant's games already queued are still played and count; it is not paired
   again, and in an elimination it cannot advance (the next best at its table does).
 - Swiss and round robin byes score `standings.bye_points`; elimination byes advance.
+- One bot per seating circle (an owner, or accounts the site links: `ladder.accounts.models`):
+  a second bot of a circle is refused at registration, and one entered before its owner's
+  accounts were linked is withdrawn at the start (the later entry), so no table of any format
+  seats two bots of one person, who could feed one with the other (docs/fairplay.md).
 """
 
 from __future__ import annotations
@@ -31,9 +35,11 @@ from django.utils import timezone
 
 from engine.rules import RULESETS, Variants, resolve_ruleset
 from ladder.bots.models import Bot, BotVersion
+from ladder.bots.selectors import bot_circles
 from ladder.matches.models import Match
 from ladder.matches.services import match_create
 from ladder.ratings.models import BotRating
+from ladder.task_sending import send_on_commit
 from ladder.tournaments import pairing, standings
 from ladder.tournaments.models import Entry, Round, Table, TableGame, Tournament
 from ladder.tournaments.selectors import tournament_standings
@@ -223,6 +229,15 @@ def tournament_register(*, tournament: Tournament, bot: Bot, user: Any) -> Entry
         )
     if _playable_version(bot) is None:
         raise TournamentError(f"{bot.name} has no valid version yet")
+    entered = [e for e in _active(tournament) if e.bot_id != bot.pk]
+    circles = bot_circles(bot_ids=[bot.pk, *(e.bot_id for e in entered)])
+    clash = next((e for e in entered if circles[e.bot_id] == circles[bot.pk]), None)
+    if clash is not None:
+        whose = "yours" if clash.bot.owner_id == bot.owner_id else "of an account linked to yours"
+        raise TournamentError(
+            f"{bot.name} cannot enter: {clash.bot.display_name} ({whose}) is entered already, "
+            "and a tournament seats one bot per owner (accounts the site links count as one)"
+        )
     entry, created = Entry.objects.get_or_create(tournament=tournament, bot=bot)
     if not created and entry.withdrawn is None:
         raise TournamentError(f"{bot.name} is already entered")
@@ -300,6 +315,7 @@ def _start(t: Tournament) -> None:
             entry.withdrawn, entry.withdrawn_reason = timezone.now(), "off the ladder at start"
             version = None
         entry.version = version
+    _withdraw_shared_circles([e for e in entries if e.withdrawn is None])
     entries.sort(key=lambda e: (-ratings.get(e.bot_id, float("-inf")), e.registered, e.pk))
     for rank, entry in enumerate(entries, start=1):
         entry.seed_rank = rank
@@ -318,6 +334,21 @@ def _start(t: Tournament) -> None:
     t.save(update_fields=["status", "started", "schedule"])
     tournament_status_changed_on_commit(tournament_id=t.pk, status=t.status)
     _round_start(t, 1)
+
+
+def _withdraw_shared_circles(entries: list[Entry]) -> None:
+    """Withdraw (in place) every entry whose circle an earlier entry holds: accounts linked
+    after both entered (registration refuses the rest). The first registered stays."""
+    circles = bot_circles(bot_ids=[e.bot_id for e in entries])
+    held: dict[int, Entry] = {}
+    for entry in sorted(entries, key=lambda e: (e.registered, e.pk)):
+        first = held.setdefault(circles[entry.bot_id], entry)
+        if first is not entry:
+            entry.withdrawn = timezone.now()
+            entry.withdrawn_reason = f"one bot per owner: {first.bot.display_name} entered first"[
+                :200
+            ]
+            entry.version = None
 
 
 def _rng(t: Tournament, round_number: int) -> random.Random:
@@ -506,8 +537,10 @@ def _progress_on_commit(tournament_id: int) -> None:
     # Imported here: tasks import services, not the other way round at import time.
     from ladder.tournaments.tasks import progress_tournament
 
-    # celery-types does not know DjangoTask (ladder/celery.py), which adds delay_on_commit.
-    progress_tournament.delay_on_commit(tournament_id)  # type: ignore[attr-defined]
+    # With the broker down, the step waits (not a 500) for beat's sweep of tournaments.
+    send_on_commit(
+        progress_tournament, tournament_id, recovery="beat's tournament sweep runs every 30 s"
+    )
 
 
 # --- the organiser's controls ---------------------------------------------------------------
