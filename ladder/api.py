@@ -18,6 +18,7 @@ from rest_framework.response import Response
 from rest_framework.serializers import as_serializer_error
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from ladder.converters import MAX_ID
 from ladder.storage import STORAGE_FULL_MESSAGE, StorageFull
 
 ERROR_SCHEMA: dict[str, Any] = {
@@ -37,6 +38,11 @@ ERROR_DESCRIPTIONS = {
     "404": "No such object (or not yours to see), or a page number past the last page.",
 }
 """What the errors every operation may answer mean, for the operations that may answer them."""
+
+NO_NUL_PATTERN = r"^[^\x00]*$"
+"""No NUL character: DRF refuses one in every string field (ProhibitNullCharactersValidator:
+PostgreSQL cannot store it), and the schema says so, or a NUL would be schema-valid data
+refused."""
 
 
 class AutoSchema(SpectacularAutoSchema):
@@ -81,6 +87,22 @@ class AutoSchema(SpectacularAutoSchema):
         parsers: list[Any] = super().map_parsers()
         return ["application/json"] if "application/json" in parsers else parsers
 
+    def _map_serializer_field(
+        self, field: Any, direction: Any, bypass_extensions: bool = False
+    ) -> dict[str, Any]:
+        """A string the client sends, without a pattern of its own, gets NO_NUL_PATTERN: the
+        field refuses a NUL (400, naming the field), so the schema must not allow one."""
+        mapped = super()._map_serializer_field  # drf-spectacular's own, untyped
+        schema: dict[str, Any] = mapped(field, direction, bypass_extensions)  # type: ignore[no-untyped-call]
+        if (
+            direction == "request"
+            and isinstance(field, serializers.CharField)
+            and schema.get("type") == "string"
+            and not {"pattern", "enum", "format"} & schema.keys()
+        ):
+            schema = {**schema, "pattern": NO_NUL_PATTERN}
+        return schema
+
     def get_serializer_name(self, serializer: Any, direction: Any) -> str:
         parts = type(serializer).__qualname__.split(".")
         if len(parts) > 1:
@@ -98,6 +120,16 @@ class StrictCharField(serializers.CharField):
             self.fail("invalid")
         value: str = super().to_internal_value(data)
         return value
+
+
+class IdField(serializers.IntegerField):
+    """A row's id (or a version's number) sent in a query or a body: 1 to MAX_ID, as the schema
+    then states. An unbounded integer reached the database, and SQLite (`make run`'s) raised
+    OverflowError past 2**63 - 1: a 500 where the request was the client's mistake."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("min_value", 1)
+        super().__init__(max_value=MAX_ID, **kwargs)
 
 
 class QuerySerializer(serializers.Serializer):

@@ -17,6 +17,7 @@ from rest_framework.views import APIView
 from ladder.accounts.lockout import lockout_message, lockout_seconds, login_locked_out
 from ladder.accounts.services import (
     UsernameTaken,
+    seating_signup_record,
     signup_counted,
     signup_refusal,
     signup_wait,
@@ -30,8 +31,9 @@ PASSWORD_MIN_LENGTH = 8
 """Django's MinimumLengthValidator's default (settings.AUTH_PASSWORD_VALIDATORS)."""
 
 
-PASSWORD_PATTERN = r"\D"
-"""Not all digits (Django's NumericPasswordValidator): at least one character that is not one."""
+PASSWORD_PATTERN = r"^[^\x00]*[^\d\x00][^\x00]*$"
+"""Not all digits (Django's NumericPasswordValidator): at least one character that is not one;
+and no NUL anywhere (DRF refuses it in any string field, ladder.api.NO_NUL_PATTERN)."""
 
 
 @extend_schema_field(
@@ -131,6 +133,7 @@ class SignupApi(APIView):
         except UsernameTaken as exc:
             raise Conflict(exc.message_dict) from None
         signup_counted(address=address)
+        seating_signup_record(user=user, address=address)
         body = {"id": user.pk, "username": user.get_username(), "token": token.key}
         return Response(self.OutputSerializer(body).data, status=status.HTTP_201_CREATED)
 

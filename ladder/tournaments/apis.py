@@ -21,7 +21,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from engine.rules import RULESETS
-from ladder.api import QuerySerializer
+from ladder.api import IdField, QuerySerializer
 from ladder.bots.models import Bot
 from ladder.pagination import Pagination as PageNumberPagination
 from ladder.tournaments import services
@@ -123,7 +123,7 @@ class TournamentCreateApi(APIView):
             choices=Tournament.Eligibility.choices, default="open"
         )
         top_n = serializers.IntegerField(required=False, allow_null=True)
-        invited = serializers.ListField(child=serializers.IntegerField(), required=False)
+        invited = serializers.ListField(child=IdField(), required=False)
         rated = serializers.BooleanField(default=False)
 
     @extend_schema(
@@ -233,7 +233,7 @@ class TournamentEntriesApi(APIView):
     permission_classes = [IsAuthenticated]
 
     class InputSerializer(serializers.Serializer):
-        bot = serializers.IntegerField()
+        bot = IdField()
 
     @extend_schema(request=InputSerializer, responses={201: EntrySerializer})
     def post(self, request: Request, tournament_id: int) -> Response:
