@@ -1,5 +1,7 @@
 """What a live table costs the referee: `python -m bench.live` (with Django's settings, e.g.
-`DJANGO_SETTINGS_MODULE=ladder.settings_test`, and a Redis for the channel layer).
+`DJANGO_SETTINGS_MODULE=ladder.settings_test`, and a Redis for the channel layer, its address
+without a database in GRASS_TEST_REDIS_URL, say `redis-server --port 6390 --save ""` and
+`GRASS_TEST_REDIS_URL=redis://127.0.0.1:6390`; it uses database 1).
 
 For a few seeded four-seat games of random legal play, CPU time on the referee's thread per
 decision of:

@@ -5,6 +5,7 @@ worker beside test_sandbox_leaks)."""
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -23,3 +24,26 @@ def test_every_file_that_starts_workers_is_host_wide() -> None:
     )
     assert starters, "no test starts a worker: the check looks for the wrong text"
     assert [path for path in starters if not path.startswith(HOST_WIDE)] == []
+
+
+def _docstring(path: Path) -> str:
+    return ast.get_docstring(ast.parse(path.read_text())) or ""
+
+
+def test_every_host_wide_file_says_how_it_keeps_to_itself() -> None:
+    """Issue 37: a test of host-wide state says which it does, runs alone or owns its own
+    instance, in its docstring (or its folder's conftest.py's, for a whole folder)."""
+    files = [
+        path
+        for prefix in HOST_WIDE
+        for path in sorted((TESTS.parent / prefix).parent.rglob("test_*.py"))
+        if str(path.relative_to(TESTS.parent)).startswith(prefix)
+    ]
+    assert len(files) > len(HOST_WIDE)
+    silent = [
+        str(path.relative_to(TESTS.parent))
+        for path in files
+        if "host-wide group" not in _docstring(path)
+        and "host-wide group" not in _docstring(path.parent / "conftest.py")
+    ]
+    assert silent == []

@@ -4,8 +4,8 @@ program's pieces a test looks at directly.
 Other processes make and leave boxes too while a test runs (the suite's other processes; a
 Celery worker killed on purpose leaves its boxes to the next sweep), so a test that checks
 the host-wide `home.leftovers()` could blame itself for theirs. Every box claims its id
-through `home.claim_box`; `tests/bots/conftest.py` records the claims made in this process
-during each test.
+through `home.claim_box`; `tests/bots/conftest.py` records the claims made during each test
+in this process and in the processes it forks (`grass match`'s job processes).
 """
 
 from __future__ import annotations
@@ -20,16 +20,34 @@ from pathlib import Path
 
 from bots.runner import boxctl, home, pool, runtime
 
-CLAIMED: list[int] = []
-"""The box ids claimed in this process since the current test began."""
+_RECORD = Path(tempfile.mkstemp(prefix="grass-test-claims-")[1])
+"""The box ids claimed since the current test began, a line each: a file, so that a process
+forked during the test (which runs the same recording `claim_box`) adds its own."""
 REPO = boxctl.SOURCE.parents[2]
+
+
+def record_claim(box: int) -> None:
+    fd = os.open(_RECORD, os.O_WRONLY | os.O_APPEND)
+    try:
+        os.write(fd, f"{box}\n".encode())
+    finally:
+        os.close(fd)
+
+
+def forget_claims() -> None:
+    _RECORD.write_text("")
+
+
+def claimed() -> set[int]:
+    """The box ids claimed since the current test began, by this process or its children."""
+    return {int(line) for line in _RECORD.read_text().split()}
 
 
 def own_leftovers() -> list[int]:
     """The ids of this test's boxes of which something is left (cgroups, code) while no live
     caller holds them: what `home.leftovers()` would list, for this test's boxes only."""
     left = set(home.leftovers())
-    return sorted(box for box in set(CLAIMED) if box in left)
+    return sorted(box for box in claimed() if box in left)
 
 
 def seccomp_program() -> bytes:

@@ -44,13 +44,14 @@ def box_made(request: pytest.FixtureRequest, sandbox_ready: None) -> Iterator[st
 
 @pytest.fixture(autouse=True)
 def _record_claims(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Record the boxes this test claims (`tests.bots.boxes.own_leftovers`)."""
-    boxes.CLAIMED.clear()
+    """Record the boxes this test claims, in this process and those it forks
+    (`tests.bots.boxes.own_leftovers`)."""
+    boxes.forget_claims()
     claim = home.claim_box
 
     def recorded() -> home.Claim:
         made = claim()
-        boxes.CLAIMED.append(made.box)
+        boxes.record_claim(made.box)
         return made
 
     monkeypatch.setattr(home, "claim_box", recorded)

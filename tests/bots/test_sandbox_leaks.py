@@ -5,6 +5,11 @@ locks, file descriptors, staged folders and temporary folders.
 Before the fix, staging a zip that held both `a` and `a/b` raised FileExistsError after the box
 was made, and nothing destroyed it: each attempt leaked four cgroups, two file descriptors, a
 locked uid and a folder, until the host could start no bot at all.
+
+Host-wide state: boxes, their claims and cgroups, and sweeps. The file runs alone in the suite
+(the host-wide group, tests/conftest.py), and every test looks at its own boxes only: other
+programs on the machine (a `make run` beside the suite, another checkout's tests) make, leave
+and sweep boxes too.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import errno
 import fcntl
 import os
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -27,6 +33,7 @@ from bots.runner.botfiles import BadBot, BotSource, load_bot
 from bots.runner.match import InfrastructureFault, TimeControl, play_match, start_bot, stop_bot
 from bots.runner.sandbox import Box
 from bots.runner.series import SeriesConfig, close_pool_at_exit, plan, run_series
+from tests.bots import boxes
 from tests.bots.boxes import own_leftovers
 from tests.bots.test_hostile import STARTUP_MS
 
@@ -57,33 +64,63 @@ def unstageable() -> BotSource:
     return BotSource("bad", {"bot.py": b"pass\n", "a": b"", "a/b": b""})
 
 
-def killed_runner() -> int:
-    """A runner process that starts a bot in a box, then is SIGKILLed; returns the box's id."""
+def killed_runner() -> tuple[int, int]:
+    """A runner process that starts a bot in a box, then is SIGKILLed. Returns the box's id
+    and a descriptor of the box's claim that the runner handed over before it died (the same
+    open file, so the same lock): while the caller keeps it open, no sweep on this host (the
+    suite's own, a `make run` worker's beside it, another checkout's tests) takes the dead
+    box. Issue 37: one did, between the kill and the test's look."""
     script = textwrap.dedent(
         """
-        import sys, time
+        import socket, sys, time
         from bots.runner.botfiles import load_bot
         from bots.runner.match import start_bot
+        channel = socket.socket(fileno=int(sys.argv[1]))
         proc, box, _ = start_bot(load_bot("random"), True)
-        print(box.id, flush=True)
+        socket.send_fds(channel, [str(box.id).encode()], [box.claim.fd])
         time.sleep(600)
         """
     )
+    ours, theirs = socket.socketpair()
     runner = subprocess.Popen(
-        [sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", script, str(theirs.fileno())],
+        cwd=ROOT,
+        pass_fds=[theirs.fileno()],
     )
+    theirs.close()
     try:
-        assert runner.stdout is not None
-        uid = int(runner.stdout.readline())
+        message, fds, _, _ = socket.recv_fds(ours, 64, 1)
+        assert message and len(fds) == 1, "the runner did not hand over its box's claim"
     finally:
         runner.send_signal(signal.SIGKILL)
         runner.wait()
-    return uid
+        ours.close()
+    return int(message), fds[0]
+
+
+def remains(box: int) -> list[str]:
+    """What is left of box `box` on this host: its folder, its view of the image, its cgroups."""
+    found = [
+        str(HOME() / sub / str(box))
+        for sub in ("boxes", "roots")
+        if (HOME() / sub / str(box)).exists()
+    ]
+    for controller in ("memory", "pids", "freezer", ""):
+        cgroup = Path("/sys/fs/cgroup") / controller / "grass-box" / str(box)
+        if cgroup.exists():
+            found.append(str(cgroup))
+    return found
 
 
 @pytest.mark.cgroups
-def test_no_start_leaks_on_any_path(sandbox_ready: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    sandbox.sweep()
+def test_no_start_leaks_on_any_path(sandbox_ready: None) -> None:
+    """Every way a start can fail leaves nothing behind; a killed runner's box outlives it
+    until a sweep, which removes all of it.
+
+    Host-wide state: boxes, their claims and cgroups, and the sweep. The file runs alone in
+    the suite (the host-wide group, tests/conftest.py), but other programs on the machine make,
+    leave and sweep boxes too, so the test looks at its own boxes only (`own_leftovers`) and
+    holds its dead runners' claims until it looks (`killed_runner`)."""
     fds_before = open_fds()
     old_before = old_layout_folders()
     real_fchmod = os.fchmod
@@ -95,16 +132,18 @@ def test_no_start_leaks_on_any_path(sandbox_ready: None, monkeypatch: pytest.Mon
         # A stage that fails on the bot's files: the bot's fault, nothing left behind.
         with pytest.raises(BadBot, match="is both a file and the folder"):
             start_bot(unstageable(), True)
-        # A stage that fails on the host (disk full half-way): an infrastructure fault.
-        monkeypatch.setattr(os, "fchmod", disk_full)
-        with pytest.raises(InfrastructureFault, match="No space left"):
-            start_bot(load_bot("random"), True)
-        monkeypatch.setattr(os, "fchmod", real_fchmod)
-        # A start that fails after staging.
-        monkeypatch.setattr(Box, "start", lambda *_: (_ for _ in ()).throw(OSError("no exec")))
-        with pytest.raises(InfrastructureFault):
-            start_bot(load_bot("random"), True)
-        monkeypatch.undo()
+        # (A patch of its own: undoing the test's `monkeypatch` would stop `own_leftovers`'s
+        # record of the boxes claimed.)
+        with pytest.MonkeyPatch.context() as patch:
+            # A stage that fails on the host (disk full half-way): an infrastructure fault.
+            patch.setattr(os, "fchmod", disk_full)
+            with pytest.raises(InfrastructureFault, match="No space left"):
+                start_bot(load_bot("random"), True)
+            patch.setattr(os, "fchmod", real_fchmod)
+            # A start that fails after staging.
+            patch.setattr(Box, "start", lambda *_: (_ for _ in ()).throw(OSError("no exec")))
+            with pytest.raises(InfrastructureFault):
+                start_bot(load_bot("random"), True)
         # A bot that crashes at once, and a whole match with one.
         proc, box, folder = start_bot(crashing(), True)
         stop_bot(proc, box, folder)
@@ -118,19 +157,26 @@ def test_no_start_leaks_on_any_path(sandbox_ready: None, monkeypatch: pytest.Mon
         match = play_match([unstageable(), load_bot("random")], limits={"max_hands": 1})
         assert match.seats[0].forfeit_reason.startswith("did not start: ")
 
-    assert home.leftovers() == []
-    killed = sorted(killed_runner() for _ in range(3))
-    # A killed runner's boxes outlive it (nothing of it ran to clean up) until the sweep.
-    assert set(killed) <= set(home.leftovers())
-    removed = sandbox.sweep()
-    assert removed["boxes"] >= len(killed)
-    assert home.leftovers() == []
+    assert boxes.claimed(), "no box of this test was recorded: own_leftovers would see none"
+    assert own_leftovers() == []
+    killed = dict(killed_runner() for _ in range(3))
+    # A killed runner's boxes outlive it (nothing of it ran to clean up) until the sweep: all
+    # there while this test holds their claims, so that no sweep can have taken them.
     for box in killed:
-        assert not (HOME() / "boxes" / str(box)).exists()
-        assert not any(
-            (Path("/sys/fs/cgroup") / c / "grass-box" / str(box)).exists()
-            for c in ("memory", "pids", "freezer")
-        )
+        assert remains(box), f"box {box} of a SIGKILLed runner is already gone"
+    for claim in killed.values():
+        os.close(claim)
+    # Nobody holds them now: they are leftovers (or being swept by another program's sweep,
+    # which ends in moments; a box left, unlisted, for longer would never be swept).
+    for box in killed:
+        deadline = time.monotonic() + 30
+        while remains(box) and box not in home.leftovers():
+            assert time.monotonic() < deadline, f"box {box} is left but not a leftover"
+            time.sleep(0.1)
+    sandbox.sweep()
+    for box in killed:
+        assert remains(box) == []
+        assert box not in home.leftovers()
     assert open_fds() == fds_before
     assert old_layout_folders() == old_before
 
@@ -138,17 +184,11 @@ def test_no_start_leaks_on_any_path(sandbox_ready: None, monkeypatch: pytest.Mon
 @pytest.mark.cgroups
 def test_a_claimed_uid_starts_clean(sandbox_ready: None) -> None:
     """A box id whose dead box was never swept is cleaned by the next box made with that id
-    (the program's `init` removes what the id left first)."""
-    box = killed_runner()
-    claim = None
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:  # claim exactly that id (the range is walked)
-        claim = home.claim_box()
-        if claim.box == box:
-            break
-        claim.release()
-        claim = None
-    assert claim is not None, "could not claim the dead box's id again"
+    (the program's `init` removes what the id left first). The test claims the dead box's id
+    by keeping the claim its runner handed over (`killed_runner`): no sweep elsewhere on the
+    host can take the box first."""
+    box, fd = killed_runner()
+    claim = home.Claim(box, fd)
     try:
         assert (HOME() / "boxes" / str(box)).exists()  # still there: claiming is not making
         boxctl.call("init", "--box", str(box))
@@ -248,12 +288,12 @@ def test_a_series_starts_its_bots_from_boxes_made_ahead(
 
 def test_a_series_in_parallel_jobs_leaves_no_box_behind(sandbox_ready: None) -> None:
     """Each job process destroys its ready boxes as it ends (a multiprocessing child skips
-    `atexit`): nothing is left for a sweep."""
-    before = set(home.leftovers())
-
+    `atexit`): nothing is left for a sweep. (Its own boxes only, the job processes' included:
+    other programs on the host leave boxes too.)"""
     assert _series(jobs=2, games=5) == []
 
-    assert set(home.leftovers()) - before == set()
+    assert boxes.claimed(), "the job processes' boxes were not recorded"
+    assert own_leftovers() == []
 
 
 def _hold_a_ready_box() -> int:
@@ -264,13 +304,13 @@ def _hold_a_ready_box() -> int:
 
 def test_a_job_process_destroys_the_boxes_it_made_ahead_as_it_ends(sandbox_ready: None) -> None:
     """A job that ends with boxes still ready (its last match ended early, say) takes them
-    with it: multiprocessing's finalizer does what `atexit` does elsewhere."""
-    before = set(home.leftovers())
+    with it: multiprocessing's finalizer does what `atexit` does elsewhere. (Its own boxes
+    only: other programs on the host leave boxes too.)"""
     with ProcessPoolExecutor(max_workers=1, initializer=close_pool_at_exit) as jobs:
         uid = jobs.submit(_hold_a_ready_box).result()
 
-    assert uid not in home.leftovers()
-    assert set(home.leftovers()) - before == set()
+    assert uid in boxes.claimed()
+    assert own_leftovers() == []
 
 
 def test_a_code_folder_of_the_layout_before_is_removed_as_its_owner(sandbox_ready: None) -> None:

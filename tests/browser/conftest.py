@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import (  # noqa: F401  (fixtures)
+    asgi_server,
     celery,
     celery_env,
     redis_ready,
@@ -27,6 +28,7 @@ from tests.ladder.conftest import (  # noqa: F401  (fixtures used by this folder
     example_file,
     finished_match,
     owner,
+    owners,
     postgres_ready,
     sandbox_ready,
     stranger,
@@ -41,6 +43,22 @@ CHROMIUM = "/usr/bin/chromium"
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 
 
+def close_main_thread_connections() -> None:
+    """Close this thread's database connections but one a test's transaction holds.
+
+    While Playwright's loop runs on the main thread, Django takes that thread for async code
+    and keeps its connections per async context (asgiref's Local): the tests' queries there
+    open a connection apart from the one the thread had before the loop started, and that one
+    is the thread's again once the loop stops. Each side's is closed as the loop starts and
+    stops, or it stays open and idle to the end of the run, where the test database could not
+    be dropped for it (issue 37)."""
+    from django.db import connections
+
+    for connection in connections.all(initialized_only=True):
+        if not connection.in_atomic_block:
+            connection.close()
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     """One headless Chromium for the session."""
@@ -49,6 +67,7 @@ def browser() -> Iterator[Any]:
     except ImportError as exc:
         _unavailable("Playwright", exc)
     manager = sync_playwright()
+    close_main_thread_connections()
     try:
         playwright = manager.start()
     except Exception as exc:  # Any failure to start the driver means no browser here.
@@ -63,6 +82,7 @@ def browser() -> Iterator[Any]:
         yield chromium
         chromium.close()
     finally:
+        close_main_thread_connections()
         manager.__exit__(None, None, None)
 
 

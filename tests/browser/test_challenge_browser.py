@@ -1,7 +1,11 @@
 """A challenge end to end in a real browser, with a real worker: from the bot page, the author
 asks for a game against an example bot; the page follows it until the worker has played it
 (unrated); the match page shows its replay with the author's debug lines beside each decision
-(and none to another visitor); the rematch button asks for the same game again."""
+(and none to another visitor); the rematch button asks for the same game again.
+
+Host-wide state: its Celery worker sweeps the host's dead boxes as it starts, so the file
+runs alone, in the host-wide group (tests/conftest.py); Redis is the run's own.
+"""
 
 from __future__ import annotations
 

@@ -156,7 +156,9 @@ class Server:
             try:
                 with urllib.request.urlopen(self.url(path), timeout=10) as response:
                     return bytes(response.read())
-            except (urllib.error.URLError, ConnectionError) as exc:
+            # A read that times out (the first page of a worker still starting, on a loaded
+            # machine) is asked again until the deadline, like a refused connection.
+            except (urllib.error.URLError, ConnectionError, TimeoutError) as exc:
                 if isinstance(exc, urllib.error.HTTPError) or time.monotonic() > deadline:
                     raise CommandError(f"{path} does not answer: {exc}\n{self._log()}") from None
                 time.sleep(0.2)

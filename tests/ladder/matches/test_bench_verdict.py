@@ -17,7 +17,7 @@ from bench.management.commands.bench_verdict import (
     layout_processes,
     ratio,
 )
-from tests.ladder.conftest import _unavailable
+from tests import redis_server
 
 
 def test_the_command_refuses_the_test_database() -> None:
@@ -51,17 +51,11 @@ def test_medians_and_the_ratio() -> None:
 
 
 def test_the_broker_must_be_an_empty_database_of_its_own(settings: Any) -> None:
-    import redis
-
-    client = redis.Redis.from_url(settings.CELERY_BROKER_URL, socket_timeout=3)
-    try:
-        client.flushdb()
-    except redis.RedisError as exc:
-        _unavailable("Redis", exc)
+    client = redis_server.emptied(settings.CELERY_BROKER_URL)
     _empty_redis(settings.CELERY_BROKER_URL).close()
     client.set("someone-else's", "key")
     try:
         with pytest.raises(CommandError, match="empty Redis database"):
             _empty_redis(settings.CELERY_BROKER_URL)
     finally:
-        client.flushdb()
+        redis_server.emptied(settings.CELERY_BROKER_URL).close()

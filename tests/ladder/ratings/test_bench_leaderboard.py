@@ -18,6 +18,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from bench.leaderboard import BenchSize, bench_counts, load_bench_data, parse_wrk
+from tests import redis_server
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -134,6 +135,8 @@ def test_a_tiny_run_end_to_end(postgres_ready: None) -> None:
         "DEBUG": "true",
         "DATABASE_URL": f"postgres://{user}@{host}:{port}/{name}",
         "MEDIA_ROOT": str(settings.MEDIA_ROOT),
+        # Not the developer's Redis on 127.0.0.1:6379: the run's own (tests/redis_server.py).
+        **redis_server.site_env(),
     }
     command = [sys.executable, "manage.py", "bench_leaderboard", "--bots", "20"]
     command += ["--matches", "200", "--duration", "1", "--connections", "2", "--threads", "1"]

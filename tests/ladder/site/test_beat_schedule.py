@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from tests.ladder.conftest import _unavailable
+from tests import redis_server
 
 # transaction=True: the scheduler commits and closes connections itself, as beat does.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -26,15 +26,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def redis_client(settings: Any) -> Any:
-    """The tests' broker database, emptied (a CI machine without Redis fails here)."""
-    import redis
-
-    client = redis.Redis.from_url(settings.CELERY_BROKER_URL, socket_timeout=3)
-    try:
-        client.flushdb()
-    except redis.RedisError as exc:
-        _unavailable("Redis", exc)
-    return client
+    """This test process's broker database of the run's own Redis, emptied (a CI machine
+    without redis-server fails here)."""
+    return redis_server.emptied(settings.CELERY_BROKER_URL)
 
 
 @pytest.fixture
