@@ -9,6 +9,8 @@ What is generated, and why so:
   matchmaker seats bots of similar rating, so bots meet the same opponents again and again;
 - `STAR` (bot 1) plays one match in five of the first 1M: 200,000 games, the bot page and the
   recording that the issue names;
+- one match in RARE_EVERY is of another ruleset (the match list's rare `?ruleset=`), and
+  `disable` takes a share of the bots off the ladder (half by default in `bench_scale`);
 - places from skill plus noise; each seat a rating change with its bot's running game count
   (`games_before`), so rating histories and their charts are the real shape; the ratings are
   a cheap stand-in for Elo (each change is +/-, by place), not a replay;
@@ -38,6 +40,10 @@ from ladder.matches.models import BotOpponentRecord, BotSeatRecord, Match, Match
 from ladder.ratings.models import BotRating, RatingChange
 
 RULESET = "modern"
+RARE_RULESET = "classic"
+RARE_EVERY = 1009
+"""One match in RARE_EVERY is of RARE_RULESET (prime, so the star's games of it are rarer
+still, one in 5,045 matches): what `?ruleset=` and `?bot=&ruleset=` look for."""
 SEATS = 4
 STAR = 1
 """The bot with 200,000 games: it plays one match in STAR_EVERY of the first STAR_MATCHES."""
@@ -231,6 +237,28 @@ def load_bots(bots: int) -> None:
     )
 
 
+RULESET_OF_I = f"CASE WHEN mod(i, {RARE_EVERY}) = 0 THEN '{RARE_RULESET}' ELSE '{RULESET}' END"
+"""SQL: the ruleset of generated match `i`."""
+
+
+def disable(bots: int, share: float) -> int:
+    """Take `share` of the bots off the ladder (spread evenly over the ids, so over skill),
+    never the star nor bots 2-4 (the recording's table); returns how many. Sets their rating
+    rows' flags too, as the database's triggers would (session_for_bulk turns them off)."""
+    bot_table = _q(Bot._meta.db_table)
+    execute(
+        f"UPDATE {bot_table} SET disabled = now() - interval '1 day',"
+        " disabled_reason = 'bench: forfeited its last 5 games'"
+        " WHERE id > 4 AND floor(id * %s) <> floor((id - 1) * %s)",
+        [share, share],
+    )
+    execute(
+        f"UPDATE {_q(BotRating._meta.db_table)} r SET on_ladder = b.disabled IS NULL,"
+        f" playing = b.disabled IS NULL FROM {bot_table} b WHERE b.id = r.bot_id"
+    )
+    return int(scalar(f"SELECT count(*) FROM {bot_table} WHERE disabled IS NOT NULL"))
+
+
 def load_matches(first: int, last: int, *, bots: int, total: int) -> None:
     """Matches `first`..`last` (1-based ids), their seats and rating changes. Match i was
     created `(total - i) * SECONDS_PER_MATCH` seconds before now: the newest is the last."""
@@ -255,7 +283,7 @@ def load_matches(first: int, last: int, *, bots: int, total: int) -> None:
         Match,
         {
             "id": "i",
-            "ruleset": f"'{RULESET}'",
+            "ruleset": RULESET_OF_I,
             "variants": "'{}'::jsonb",
             "limits": "'{}'::jsonb",
             "seed": "floor(random() * 9e18)::bigint",
@@ -304,6 +332,7 @@ def load_matches(first: int, last: int, *, bots: int, total: int) -> None:
             "seat": "s",
             "bot_version_id": "bot",
             "bot_id": "bot",
+            "ruleset": RULESET_OF_I,  # the insert's trigger is off (session_for_bulk)
             "place": "place",
             "total": f"({SEATS} - place) * 50000",
             "forfeited": "false",
@@ -337,7 +366,7 @@ def load_matches(first: int, last: int, *, bots: int, total: int) -> None:
             "id": f"(i - 1) * {SEATS} + s + 1",
             "match_id": "i",
             "bot_id": "bot",
-            "ruleset": f"'{RULESET}'",
+            "ruleset": RULESET_OF_I,
             "place": "place",
             "before": f"1500 + 400.0 * (1 - 2.0 * bot / {bots}) + mod(games_before, 7) * 3",
             "after": f"1500 + 400.0 * (1 - 2.0 * bot / {bots}) + mod(games_before, 7) * 3"
@@ -390,6 +419,10 @@ def load_aggregates(bots: int) -> None:
             "updated": "now()",
             "peak": f"1500 + 400.0 * (1 - 2.0 * b / {bots}) + 18",
             "last_queued": "now() - b * interval '1 second'",
+            # As the triggers would (session_for_bulk turns them off); every bot has a valid
+            # version.
+            "on_ladder": f"(SELECT disabled IS NULL FROM {_q(Bot._meta.db_table)} WHERE id = b)",
+            "playing": f"(SELECT disabled IS NULL FROM {_q(Bot._meta.db_table)} WHERE id = b)",
         },
         "generate_series(1, %s) b LEFT JOIN bench_games g ON g.bot = b",
         params=(bots,),

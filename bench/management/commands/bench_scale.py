@@ -1,8 +1,9 @@
-"""`manage.py bench_scale`: the ladder at 100,000 bots and 1M, then 10M, matches.
+"""`manage.py bench_scale`: the ladder at 100,000 bots (half of them off the ladder) and 1M, then
+10M, matches.
 
     DEBUG=true DATABASE_URL=postgres://postgres@127.0.0.1:5432/grass_scale_bench \\
         .venv/bin/python manage.py bench_scale [--bots 100000] [--stages 1000000,10000000] \\
-        [--requests 200] [--keep]
+        [--requests 200] [--disabled 0.5] [--keep]
 
 (DEBUG=true only spares the command a SECRET_KEY; the pages are measured with DEBUG off.)
 
@@ -39,6 +40,7 @@ import statistics
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -52,7 +54,6 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection, transaction
 from django.test.utils import override_settings
-from django.utils import timezone
 
 from bench.management.commands.bench_leaderboard import (
     Server,
@@ -61,8 +62,10 @@ from bench.management.commands.bench_leaderboard import (
 )
 from bench.scale import (
     BENCH_LOG,
+    RARE_RULESET,
     STAR,
     Ladder,
+    disable,
     execute,
     grow,
     load_bots,
@@ -125,6 +128,12 @@ class Command(BaseCommand):
         parser.add_argument("--requests", type=int, default=200, help="per page and stage")
         parser.add_argument("--games", type=int, default=12, help="real games played")
         parser.add_argument("--keep", action="store_true", help="keep a ladder already there")
+        parser.add_argument(
+            "--disabled",
+            type=float,
+            default=0.5,
+            help="share of the bots taken off the ladder (default half: issue 36's goal)",
+        )
 
     def say(self, text: str) -> None:
         self.stderr.write(f"[{datetime.now(UTC):%H:%M:%S}] {text}")
@@ -155,6 +164,8 @@ class Command(BaseCommand):
             if options["keep"]:
                 raise CommandError("--keep: the database holds another ladder; run without it")
             load_bots(bots)
+            off = disable(bots, options["disabled"])
+            self.say(f"{off:,} of {bots:,} bots off the ladder")
             existing = 0
         ladder = Ladder(bots, existing)
         results: dict[int, dict[str, Any]] = {}
@@ -198,6 +209,9 @@ class Command(BaseCommand):
         rng = random.Random(7)
         deep = keyset_cursor(position=newest // 2)
         star_deep = keyset_cursor(position=star_newest // 2)
+        middle = scalar("SELECT created FROM matches_match WHERE id = %s", [newest // 2])
+        before = urllib.parse.quote(middle.isoformat())
+        bots_deep = keyset_cursor(position=ladder.bots // 2)
         pages: dict[str, Callable[[], str]] = {
             "home (leaderboard, page 1)": lambda: "/",
             f"home, last page ({last})": lambda: f"/?page={last}",
@@ -211,6 +225,15 @@ class Command(BaseCommand):
             "API matches of the 200k bot, deep page": lambda: (
                 f"/api/matches/?bot={STAR}&cursor={star_deep}"
             ),
+            "API matches ?before= (the middle)": lambda: f"/api/matches/?before={before}",
+            f"API matches ?ruleset={RARE_RULESET} (rare)": lambda: (
+                f"/api/matches/?ruleset={RARE_RULESET}"
+            ),
+            "API matches of the 200k bot, rare ruleset": lambda: (
+                f"/api/matches/?bot={STAR}&ruleset={RARE_RULESET}"
+            ),
+            "API bots, first page": lambda: "/api/bots/",
+            "API bots, deep page (cursor)": lambda: f"/api/bots/?cursor={bots_deep}",
         }
         figures: dict[str, Any] = {"pages": {}}
         with tempfile.TemporaryDirectory(prefix="grass-bench-scale-") as folder:
@@ -275,6 +298,7 @@ class Command(BaseCommand):
         }
 
     def _record(self, games: list[Any]) -> dict[str, float]:
+        from ladder.matches.claims import match_claim
         from ladder.matches.selectors import match_seats
         from ladder.matches.services import _match_record, match_create
 
@@ -284,13 +308,12 @@ class Command(BaseCommand):
         for played in games:
             with transaction.atomic():
                 match = match_create(versions=[star, *others], shuffle=False)
-                started_at = timezone.now()
-                Match.objects.filter(pk=match.pk).update(status="running", started=started_at)
+                claim = match_claim(match_id=match.pk)
+                if claim is None:
+                    raise CommandError(f"match {match.pk} could not be claimed")
                 seats = list(match_seats(match_id=match.pk))
                 started, cpu = time.perf_counter(), time.process_time()
-                recorded = _match_record(
-                    match_id=match.pk, started=started_at, seats=seats, played=played
-                )
+                recorded = _match_record(claim=claim, seats=seats, played=played)
                 walls.append(time.perf_counter() - started)
                 cpus.append(time.process_time() - cpu)
                 if recorded.status != Match.Status.FINISHED:
@@ -330,7 +353,11 @@ class Command(BaseCommand):
     # ---------------------------------------------------------------- reporting
 
     def _table(self, stage: int, figures: dict[str, Any]) -> None:
-        self.stdout.write(f"\n{stage:,} matches, {settings.DATABASES['default']['NAME']}")
+        off = Bot.objects.filter(disabled__isnull=False).count()
+        self.stdout.write(
+            f"\n{stage:,} matches, {off:,} bots off the ladder, "
+            f"{settings.DATABASES['default']['NAME']}"
+        )
         self.stdout.write(f"{'target':<44} {'p50 ms':>9} {'p90 ms':>9} {'p99 ms':>9}")
         for name, row in figures["pages"].items():
             self.stdout.write(
