@@ -19,29 +19,27 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from engine.cards import INFO, ORDER, Card
 from engine.game import Event, Game
 from engine.log import LogError, replay
-from engine.observation import observe, redact
-from engine.state import PHASE_TEXT, Phase, Table
-from engine.transcript import describe
+from engine.observation import (
+    PUBLIC_KEYS,
+    PUBLIC_SEAT_KEYS,
+    SEAT_FIELDS,
+    Sight,
+    Viewer,
+    event_lines,
+    full_view,
+    own_fields,
+    public_view,
+)
+from engine.state import PHASE_TEXT, Phase, Seat, Table
 
 Frame = dict[str, Any]
 """One step of a replay, JSON-ready (see `frames`)."""
 
-_TABLE_KEYS = ("dealer", "active", "to_act", "phase", "stack", "wasted", "totals", "hand", "deal")
-_SEAT_KEYS = (
-    "cards",
-    "market_open",
-    "heat",
-    "hassle_under",
-    "unprotected",
-    "protected",
-    "skips",
-    "extra_turns",
-)
 _TEXT: dict[Card, str] = {card: card.value for card in Card}
 
 
@@ -53,75 +51,69 @@ def _sorted(cards: Iterable[Card]) -> list[str]:
     return [_TEXT[c] for c in sorted(cards, key=ORDER.__getitem__)]
 
 
+_RENAMED = {"hand_number": "hand"}
+"""Public fields a frame names otherwise (a frame's `hand` is the hand's number)."""
+_FRAME_KEYS = ("dealer", "active", "to_act", "phase", "stack", "wasted", "totals", "hand", "deal")
+"""A frame's table fields: the observer's public fields that change as the game goes (`hand`
+is the hand number), less the running turn counters and past hands' scores, which the
+viewer shows through the lines."""
+assert {_RENAMED.get(key, key) for key in PUBLIC_KEYS} >= {*_FRAME_KEYS, "seats"}
+_FRAME_SEAT_KEYS = tuple(key for key in PUBLIC_SEAT_KEYS if key != "name")
+"""A seat's public entry in a frame: the observer's, but for the name (in the header)."""
+
+
 def _table(view: dict[str, Any]) -> Frame:
-    """The public part of an observation, which every seat sees alike."""
-    table: Frame = {key: view[key] for key in _TABLE_KEYS if key != "hand"}
-    table["hand"] = view["hand_number"]
-    table["deal"] = view["deal"]
-    table["seats"] = [{key: seat[key] for key in _SEAT_KEYS} for seat in view["seats"]]
+    """A frame's table from the observer's public view, which every seat sees alike."""
+    public = {_RENAMED.get(key, key): value for key, value in view.items()}
+    table: Frame = {key: public[key] for key in _FRAME_KEYS}
+    table["seats"] = [{key: seat[key] for key in _FRAME_SEAT_KEYS} for seat in view["seats"]]
     return table
 
 
 def seat_state(game: Game, seat: int) -> Frame:
-    """The table as `seat` sees it now: public facts plus its own hand (and draft cards).
-
-    Built from `observe` alone, so the engine's secrecy rules decide what is in it; other
-    seats' `hand` is None (the browser draws `cards` card backs). Replays build the same
-    state faster, change by change (`_Recorder`); the tests check that they agree.
-    """
-    view = observe(game, seat, since=len(game.events))
-    state = _table(view)
+    """The table as `seat` sees it now: the observer's public view plus the seat's own hand
+    (and draft cards); other seats' `hand` is None (the browser draws `cards` card backs).
+    Replays build the same state faster, change by change (`_Recorder`); the tests check
+    that they agree."""
+    own = own_fields(game, seat, since=len(game.events))
+    state = _table(public_view(game))
     for index, entry in enumerate(state["seats"]):
-        entry["hand"] = view["hand"] if index == seat else None
-        if index == seat and "packet" in view:
-            entry["packet"], entry["kept"] = view["packet"], view["kept"]
+        entry["hand"] = own["hand"] if index == seat else None
+        if index == seat and "packet" in own:
+            entry["packet"], entry["kept"] = own["packet"], own["kept"]
+    return state
+
+
+def public_state(game: Game) -> Frame:
+    """The table as a spectator sees it now: the observer's public view, every hand hidden."""
+    state = _table(public_view(game))
+    for entry in state["seats"]:
+        entry["hand"] = None
     return state
 
 
 def omniscient_state(game: Game) -> Frame:
-    """The table with every hand (and draft packet) face up."""
-    state = _table(observe(game, 0, since=len(game.events)))
-    for index, entry in enumerate(state["seats"]):
-        entry["hand"] = _sorted(game.seats[index].hand)
+    """The table with every hand (and draft packet) face up: the observer's full view."""
+    view = full_view(game, since=len(game.events))
+    state = _table(view)
+    for entry, own in zip(state["seats"], view["own"], strict=True):
+        entry["hand"] = own["hand"]
         if game.packets:
-            entry["packet"] = _sorted(game.packets[index])
-            entry["kept"] = _sorted(game.kept[index])
+            entry["packet"] = _sorted(game.packets[own["seat"]])
+            entry["kept"] = _sorted(game.kept[own["seat"]])
     return state
 
 
 # ---------------------------------------------------------------------- readable lines
 
-_SECRET_ACTS = {
-    "draft": "keeps a card and passes the packet on",
-    "pass": "chooses a card to pass left",
-    "deal-hand-over": "hands a card over face down",
-    "deal-answer": "answers the deal",
-}
-
-
-def _hidden_line(event: Event, names: Sequence[str]) -> list[str] | None:
-    """Words for an event whose secret part this seat does not see (None: not such an event)."""
-    kind = event.get("e")
-    name = names[event["seat"]] if "seat" in event else ""
-    if kind == "dealt":
-        return [f"{name} is dealt {len(event['secret']['cards'])} cards"]
-    if kind == "draw":
-        return [f"{name} draws a card"]
-    if kind == "pass":
-        return [f"{name} passes a card to {names[event['to']]}"]
-    if kind == "take":
-        return [f"{name} takes a card at random from {names[event['from']]}"]
-    if kind == "act":
-        return [f"{name} {_SECRET_ACTS.get(event['phase'], 'makes a secret choice')}"]
-    return None
-
 
 class _Lines:
-    """Readable lines per event, by `engine.transcript`, as one seat (or everyone) may read
-    them: other seats' secrets become words such as "draws a card"."""
+    """Readable lines per event as one viewer may read them (the observer's `event_lines`,
+    the one wording of every view): other seats' secrets become words such as "draws a
+    card". Lines of the events that repeat a lot are kept and reused."""
 
-    def __init__(self, header: Event, seat: int | None) -> None:
-        self.seat = seat
+    def __init__(self, header: Event, viewer: Viewer) -> None:
+        self.viewer = viewer
         self.names = [str(p) for p in header["players"]]
         self.known: dict[tuple[Any, ...], list[str]] = {}
         """Lines of the events that repeat a lot (actions such as "deal @1" or "decline",
@@ -131,7 +123,7 @@ class _Lines:
         kind = event.get("e")
         if kind == "act":
             see = event.get("see")
-            hidden = self.seat is not None and see is not None and self.seat not in see
+            hidden = see is not None and self.viewer not in see
             key: tuple[Any, ...] = (
                 event["seat"],
                 event["phase"],
@@ -147,27 +139,11 @@ class _Lines:
             if offer or ask:
                 key += (tuple(offer), tuple(ask))
         else:
-            return self._lines(event)
+            return event_lines(event, self.names, self.viewer)
         lines = self.known.get(key)
         if lines is None:
-            lines = self.known[key] = self._lines(event)
+            lines = self.known[key] = event_lines(event, self.names, self.viewer)
         return lines
-
-    def _lines(self, event: Event) -> list[str]:
-        if event.get("e") == "header":
-            shown = event if self.seat is None else {**event, "seed": "(hidden)"}
-            return describe(shown, self.names)
-        if self.seat is not None:
-            see = event.get("see")
-            if see is not None and self.seat not in see:
-                hidden = _hidden_line(event, self.names)
-                if hidden is not None:
-                    return hidden
-                event = redact(event, self.seat)
-            elif "auto" in event:
-                # As `redact` does: "forced" would tell that a seat had no choice.
-                event = {k: v for k, v in event.items() if k != "auto"}
-        return [line.strip() for line in describe(event, self.names)]
 
 
 def _note_line(note: Event, names: Sequence[str], full: bool) -> str:
@@ -254,7 +230,7 @@ class _Recorder:
 
     def __init__(
         self,
-        seat: int | None,
+        seat: Viewer,
         lines: _Lines,
         line_of: list[int],
         notes: list[list[str] | None],
@@ -333,7 +309,7 @@ class _Recorder:
             memos = self.memos = [_SeatMemo() for _ in t.seats]
         changed: dict[str, Frame] | None = None
         viewer = self.seat
-        drafting = bool(t.packets) and (viewer is None or t.phase is Phase.DRAFT)
+        drafting = bool(t.packets) and (viewer is Sight.FULL or t.phase is Phase.DRAFT)
         for index in range(len(memos)) if touched is None else touched:
             seat = t.seats[index]
             memo = memos[index]
@@ -348,7 +324,7 @@ class _Recorder:
                 seat.hassle_under,
                 seat.protected,
             ]
-            if viewer is None or index == viewer:
+            if viewer is Sight.FULL or index == viewer:
                 now.append(hand)
                 if drafting:
                     now.append(t.packets[index])
@@ -359,7 +335,7 @@ class _Recorder:
                 now[at] = now[at][:]
             now[7] = [(p, g[:]) for p, g in seat.protected]
             memo.state = now
-            entry = _entry(now)
+            entry = _entry(seat, now)
             if entry != memo.entry:
                 memo.entry = entry
                 if changed is None:
@@ -372,28 +348,39 @@ _NUMBERS = ("dealer", "active", "to_act", "phase", "stack")
 _UNSET = (None,) * len(_NUMBERS)
 
 
-def _entry(state: list[Any]) -> Frame:
-    """A seat's entry in a frame, from its memo's state."""
-    cards, market_open, skips, extra_turns, heat, peddles, hassle, protected, *shown = state
-    entry: Frame = {
-        "cards": cards,
-        "market_open": market_open,
-        "heat": _texts(heat),
-        "hassle_under": _texts(hassle),
-        "unprotected": _sorted(peddles),
-        "protected": [{"card": _TEXT[p], "covers": _sorted(group)} for p, group in protected],
-        "skips": skips,
-        "extra_turns": extra_turns,
-        "hand": _sorted(shown[0]) if shown else None,
-    }
+_FRAME_SEAT = tuple((f.name, f.value) for f in SEAT_FIELDS if f.name in _FRAME_SEAT_KEYS)
+
+
+def _entry(seat: Seat, state: list[Any]) -> Frame:
+    """A seat's entry in a frame: its public entry (the observer's `SEAT_FIELDS`, read from
+    the seat as it is now) and the cards the viewer sees, from its memo's state."""
+    entry: Frame = {name: value(seat) for name, value in _FRAME_SEAT}
+    shown = state[8:]
+    entry["hand"] = _sorted(shown[0]) if shown else None
     if len(shown) == 3:
         entry["packet"] = _sorted(shown[1])
         entry["kept"] = _sorted(shown[2])
     return entry
 
 
-def _record(events: Iterable[Event], seat: int | None, check: bool = False) -> list[Frame]:
+View = int | None | Literal["public"]
+"""Whose replay: a seat number, None (omniscient, every hand face up) or "public" (what a
+spectator saw: no hand, every secret in words)."""
+
+
+def _viewer(view: View) -> Viewer:
+    if view is None:
+        return Sight.FULL
+    if view == "public":
+        return Sight.PUBLIC
+    if isinstance(view, int):
+        return view
+    raise ValueError(f"no view {view!r}: a seat number, None or 'public'")
+
+
+def _record(events: Iterable[Event], view: View, check: bool = False) -> list[Frame]:
     """Replay a log once, checking it, and return its frames as deltas."""
+    seat = _viewer(view)
     numbered = list(enumerate(events, start=1))
     header = numbered[0][1] if numbered else {}
     players = header.get("players")
@@ -402,14 +389,14 @@ def _record(events: Iterable[Event], seat: int | None, check: bool = False) -> l
     notes: list[list[str]] = [[]]
     for number, event in numbered:
         if event.get("e") == "note":
-            full = seat is None or event.get("seat") == seat
+            full = seat is Sight.FULL or event.get("seat") == seat
             notes[-1].append(_note_line(event, names, full))
         else:
             line_of.append(number)
             notes.append([])
     if len(notes) > 1:
         notes[-2].extend(notes.pop())  # notes after the last event join its frame
-    if seat is not None and names and not 0 <= seat < len(names):
+    if isinstance(seat, int) and names and not 0 <= seat < len(names):
         raise ValueError(f"no seat {seat} in a {len(names)}-player game")
     # A frame shows its notes only when they differ from the frame before's (None: the same).
     changes: list[list[str] | None] = [
@@ -434,11 +421,12 @@ def _record(events: Iterable[Event], seat: int | None, check: bool = False) -> l
 # ---------------------------------------------------------------------- frames
 
 
-def frames(events: Iterable[Event], seat: int | None = None) -> list[Frame]:
+def frames(events: Iterable[Event], seat: View = None) -> list[Frame]:
     """The replay of a log, one frame per game event (runner notes are attached to the frame
     of the event that follows them, not frames of their own).
 
-    `seat` None: omniscient, every hand face up; a seat number: what that seat saw. Raises
+    `seat` None: omniscient, every hand face up; a seat number: what that seat saw; "public":
+    what a spectator saw (as the live table's watchers, `ladder.relay`). Raises
     LogError, naming the line, for a log the engine does not reproduce (as `engine.log.replay`
     does); ValueError for a seat that is not in the game.
 
@@ -513,7 +501,7 @@ def cards_info() -> dict[str, dict[str, Any]]:
     }
 
 
-def document(events: Iterable[Event], seat: int | None = None) -> dict[str, Any]:
+def document(events: Iterable[Event], seat: View = None) -> dict[str, Any]:
     """Everything the viewer loads: the game's description, the card table, the frames (as
     `deltas`) and the result. As `frames`, with the seed left out of a seat's view (it decides
     every shuffle, so it would give every hidden card away)."""
@@ -530,7 +518,7 @@ def document(events: Iterable[Event], seat: int | None = None) -> dict[str, Any]
         game["seed"] = header["seed"]
     return {
         "format": "grass-replay/1",
-        "view": "all" if seat is None else seat,
+        "view": "all" if seat is None else seat,  # "public" for the public view
         "game": game,
         "cards": cards_info(),
         "result": next((e for e in log if e.get("e") == "result"), None),

@@ -97,6 +97,36 @@ def describe(event: Event, names: Sequence[str]) -> list[str]:
     return describer(event, names)
 
 
+_SECRET_ACTS = {
+    "draft": "keeps a card and passes the packet on",
+    "pass": "chooses a card to pass left",
+    "deal-hand-over": "hands a card over face down",
+    "deal-answer": "answers the deal",
+}
+
+
+def describe_hidden(event: Event, names: Sequence[str]) -> list[str] | None:
+    """The words for an event read by someone who does not share its secret (None: an event
+    that has no such words, which the reader sees redacted instead): the one wording of hidden
+    events for every view (`engine.observation.event_lines`). They read nothing under the
+    event's `secret`, not even how many cards it holds: a reader who does not share a secret
+    gets words that would be the same whatever it held (the tests garble secrets to check)."""
+    kind = event.get("e")
+    seat = event.get("seat")
+    name = names[seat] if isinstance(seat, int) else "?"
+    if kind == "dealt":
+        return [f"{name} is dealt a hand"]
+    if kind == "draw":
+        return [f"{name} draws a card"]
+    if kind == "pass":
+        return [f"{name} passes a card to {names[event['to']]}"]
+    if kind == "take":
+        return [f"{name} takes a card at random from {names[event['from']]}"]
+    if kind == "act":
+        return [f"{name} {_SECRET_ACTS.get(event.get('phase', ''), 'makes a secret choice')}"]
+    return None
+
+
 def _hand(event: Event, names: Sequence[str]) -> list[str]:
     return [
         f"--- Hand {event['hand']}: {names[event['dealer']]} deals, "

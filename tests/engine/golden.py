@@ -6,6 +6,11 @@ from a seeded `random.Random` over the legal actions in the order the engine lis
 replaying a spec also checks that order. `python -m tests.engine.golden` wrote the data file
 once, with the engine of that time; it is not meant to be run again (a newer engine would
 record newer rules).
+
+The replay documents' digests of the seats' views were updated once, by issue 34 (one wording
+of hidden events for every view): a hidden deal now reads "X is dealt a hand" instead of "X is
+dealt 6 cards"; a script checked that the old documents with only those lines changed digest
+to the new ones (the omniscient views did not change).
 """
 
 from __future__ import annotations

@@ -144,7 +144,7 @@ def test_a_seats_view_holds_only_what_that_seat_saw(
     log = [json.loads(line) for line in text.splitlines()]
     for event, frame in zip(log, frames, strict=True):
         if event["e"] == "dealt" and event["seat"] != 1:
-            assert frame["lines"] == [f"{log[0]['players'][event['seat']]} is dealt 6 cards"]
+            assert frame["lines"] == [f"{log[0]['players'][event['seat']]} is dealt a hand"]
 
 
 def test_bad_views_and_unfinished_matches(
