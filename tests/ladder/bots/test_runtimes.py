@@ -9,6 +9,7 @@ import gzip
 import io
 import logging
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -147,6 +148,9 @@ def test_a_worker_on_another_image_stops_taking_matches_at_start(
     class Consumer:
         def __init__(self) -> None:
             self.cancelled: list[str] = []
+            self.task_consumer = SimpleNamespace(
+                queues=[SimpleNamespace(name=name) for name in ("matches", "challenges")]
+            )
 
         def cancel_task_queue(self, queue: str) -> None:
             self.cancelled.append(queue)

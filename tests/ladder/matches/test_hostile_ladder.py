@@ -150,3 +150,33 @@ def test_the_same_bots_get_a_verdict_at_validation(
     assert checked.status == BotVersion.Status.INVALID
     assert checked.validation_error
     assert "\x00" not in checked.validation_error
+
+
+@pytest.mark.parametrize(
+    "pipe_error",
+    [BrokenPipeError(32, "Broken pipe"), ConnectionResetError(104, "reset"), OSError(32, "EPIPE")],
+    ids=["broken-pipe", "connection-reset", "epipe"],
+)
+def test_a_closed_pipe_escaping_the_referee_is_no_host_fault(
+    valid_version: Any, owners: Any, monkeypatch: pytest.MonkeyPatch, pipe_error: OSError
+) -> None:
+    """The attack: a losing bot closes its pipes so that the error reaches the worker. Were it
+    taken for a host fault (every OSError once was, issue 36's breaker), the match would be
+    given back to the queue unrated, up to GRASS_MATCH_MAX_HOST_FAULTS times, and the worker
+    stopped: a rated loss undone at will. It is an ordinary failure: an attempt used, no host
+    fault counted, the worker's breaker untouched."""
+    from ladder import breaker
+    from ladder.matches import services
+
+    a, b = owners(2)
+    match = match_create(versions=[valid_version("a", by=a), valid_version("b", by=b)])
+
+    def closed(*args: Any, **kwargs: Any) -> Any:
+        raise pipe_error
+
+    monkeypatch.setattr(services, "play_match", closed)
+    match_run(match_id=match.pk)
+    match.refresh_from_db()
+    assert match.status == Match.Status.FAILED and match.attempts == 1
+    assert match.host_faults == 0
+    assert not breaker.breaker_open()

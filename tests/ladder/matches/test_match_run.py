@@ -79,13 +79,13 @@ def test_a_run_that_raises_marks_the_match_failed(
     match = match_create(versions=[valid_version("a"), valid_version("b")])
 
     def broken(*args: Any, **kwargs: Any) -> None:
-        raise OSError("disk on fire")
+        raise RuntimeError("the referee tripped")
 
     monkeypatch.setattr(match_services, "play_match", broken)
     failed = match_run(match_id=match.pk)
 
     assert failed.status == Match.Status.FAILED
-    assert failed.failure_reason == "OSError: disk on fire"
+    assert failed.failure_reason == "RuntimeError: the referee tripped"
     assert failed.attempts == 1 and failed.finished is not None
     assert not RatingChange.objects.exists()
     assert not BotRating.objects.filter(games__gt=0).exists()

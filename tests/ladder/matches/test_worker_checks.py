@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -19,11 +20,23 @@ from tests.bots.boxes import image_without_python
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(autouse=True)
+def _proof_clock_kept() -> Iterator[None]:
+    """The proof clock is the process's (shared with its forks): put back as it was."""
+    proved = workers.proof_clock()
+    yield
+    workers.proof_clock_set(proved)
+
+
 class Consumer:
-    """What `worker_ready` passes: a Celery consumer that can stop consuming a queue."""
+    """What `worker_ready` passes: a Celery consumer that reads its queues and can stop
+    consuming one."""
 
     def __init__(self) -> None:
         self.cancelled: list[str] = []
+        self.task_consumer = SimpleNamespace(
+            queues=[SimpleNamespace(name=name) for name in ("celery", "matches", "challenges")]
+        )
 
     def cancel_task_queue(self, queue: str) -> None:
         self.cancelled.append(queue)
@@ -132,41 +145,70 @@ def test_a_worker_whose_known_bots_fail_refuses_matches_at_start(
     assert "javascript" not in caplog.text.split("known bots fail")[1]  # node is there
 
 
-def test_host_faults_in_a_row_stop_a_worker_even_when_its_proof_passes(
-    settings: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    settings.GRASS_HOST_FAULTS_IN_A_ROW = 3
-    proved: list[bool] = []
-    monkeypatch.setattr(workers.proof, "prove", lambda: proved.append(True) or {})
-    monkeypatch.setitem(workers._PROVED, "host_faults", 0)
-    fault = "InfrastructureFault: host fault: every seat failed the same way: crashed: ..."
-    assert workers.after_match_refusal(status="failed", failure_reason=fault) is None
-    assert workers.after_match_refusal(status="finished", failure_reason="") is None  # resets
-    assert workers.after_match_refusal(status="failed", failure_reason=fault) is None
-    assert workers.after_match_refusal(status="failed", failure_reason="OSError: x") is None
-    assert workers.after_match_refusal(status="failed", failure_reason=fault) is None
-    refusal = workers.after_match_refusal(status="failed", failure_reason=fault)
-    assert refusal is not None and refusal.startswith("3 matches in a row failed for host faults")
-    assert len(proved) == 4  # each host fault proved the sandbox again at once
-
-
-def test_a_failed_proof_after_a_host_fault_stops_the_worker_at_once(
-    settings: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(workers.proof, "prove", lambda: {"python": "did not start: exit 127"})
-    monkeypatch.setitem(workers._PROVED, "host_faults", 0)
-    refusal = workers.after_match_refusal(
-        status="failed", failure_reason="InfrastructureFault: host fault: no seat could start"
-    )
-    assert refusal == "the known bots fail on this host: python: did not start: exit 127"
-
-
 def test_a_proof_is_due_after_its_period(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     settings.GRASS_SANDBOX_PROOF_SECONDS = 600
     proved: list[bool] = []
     monkeypatch.setattr(workers.proof, "prove", lambda: proved.append(True) or {})
-    monkeypatch.setitem(workers._PROVED, "at", -1e18)
+    workers.proof_clock_set(-1e18)
     assert workers.proof_due_refusal() is None and len(proved) == 1
     assert workers.proof_due_refusal() is None and len(proved) == 1  # not due again yet
-    monkeypatch.setitem(workers._PROVED, "at", workers.time.monotonic() - 601)
+    workers.proof_clock_set(workers.time.monotonic() - 601)
     assert workers.proof_due_refusal() is None and len(proved) == 2
+
+
+def test_a_proof_passed_in_the_main_process_counts_for_the_processes_it_forked(
+    settings: Any,
+) -> None:
+    """Celery forks its pool before the start checks run (worker_ready): each pool process
+    proved again before its first match, which a person's game then waited for (10 s)."""
+    import os
+
+    settings.GRASS_SANDBOX_PROOF_SECONDS = 600
+    workers.proof_clock_set(-1e18)
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # the pool process: waits for the proof, then says whether one is due
+        try:
+            os.read(read, 1)
+            due = workers.time.monotonic() - workers.proof_clock() >= 600
+            os.write(write, b"due" if due else b"not due")
+        finally:
+            os._exit(0)
+    workers.proof_clock_set(workers.time.monotonic())  # the start checks' proof, after the fork
+    os.write(write, b"!")
+    os.waitpid(child, 0)
+    said = os.read(read, 16)
+    os.close(read)
+    os.close(write)
+    assert said == b"not due"
+
+
+def test_a_proof_due_soon_is_run_after_a_task_not_before_the_next_match(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings.GRASS_SANDBOX_PROOF_SECONDS = 600
+    proved: list[bool] = []
+    monkeypatch.setattr(workers.proof, "prove", lambda: proved.append(True) or {})
+    monkeypatch.setattr(workers, "media_refusal", lambda: None)
+    now = workers.time.monotonic()
+    workers.proof_clock_set(now - 400)  # two thirds of the period: not yet
+    assert workers.proof_ahead() is None and proved == []
+    workers.proof_clock_set(now - 460)  # past three quarters: now, after this task
+    assert workers.proof_ahead() is None and proved == [True]
+    assert workers.proof_due_refusal() is None and proved == [True]  # the next match: none
+    monkeypatch.setattr(workers.proof, "prove", lambda: {"python": "no interpreter"})
+    workers.proof_clock_set(now - 460)
+    assert "python: no interpreter" in (workers.proof_ahead() or "")
+
+
+def test_a_proof_due_checks_the_media_too(
+    settings: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, valid_version: Any
+) -> None:
+    """Issue 36: with the shared media gone after a passed proof, a worker failed 222 matches
+    in 8.5 min with a raw FileNotFoundError, since its periodic proof did not look at media."""
+    valid_version("a")
+    monkeypatch.setattr(workers.proof, "prove", lambda: {})
+    workers.proof_clock_set(-1e18)
+    settings.MEDIA_ROOT = tmp_path / "empty"  # the mount is gone: an empty folder instead
+    refusal = workers.proof_due_refusal()
+    assert refusal is not None and "holds none of the newest uploaded bots" in refusal
