@@ -40,6 +40,7 @@ from ladder.bots.services import (
     bot_version_submit,
 )
 from ladder.matches.selectors import bot_game_counts
+from ladder.pagination import KeysetPagination
 from ladder.pagination import Pagination as PageNumberPagination
 from ladder.ratings.selectors import bot_ratings
 
@@ -138,10 +139,17 @@ def _owned_bot(request: Request, bot_id: int) -> Bot:
 
 
 class BotListApi(APIView):
-    """`GET /api/bots/?owner=&name=`: bots, oldest first, paginated."""
+    """`GET /api/bots/?owner=&name=`: bots, oldest first, a page at a time by cursor (follow
+    `next`): a page is an index range from the last id seen, so a deep one costs what the
+    first does (page numbers sorted every bot up to the page), and no request counts every
+    bot (`count` is exact up to 10,000 and PostgreSQL's estimate past that, `count_exact`);
+    `?page=` still serves the first 200 pages."""
+
+    class Pagination(KeysetPagination):
+        ordering = ("id",)
 
     permission_classes = [AllowAny]
-    pagination_class = PageNumberPagination
+    pagination_class = Pagination
 
     class FilterSerializer(QuerySerializer):
         owner = serializers.CharField(required=False, help_text="The owner's username.")
@@ -221,6 +229,11 @@ class BotDetailApi(APIView):
             band = serializers.ListField(child=serializers.IntegerField(), min_length=2)
             games = serializers.IntegerField()
             updated = serializers.DateTimeField()
+            provisional = serializers.BooleanField(
+                help_text="Fewer rated games in this ruleset than the site's "
+                "GRASS_PROVISIONAL_GAMES (15 by default), of the bot or of its newest valid "
+                "version: the rating still moves fast, or is still mostly an older version's."
+            )
 
         class GamesSerializer(serializers.Serializer):
             finished = serializers.IntegerField()
@@ -277,6 +290,7 @@ class BotDetailApi(APIView):
                 "band": [row.band_low, row.band_high],
                 "games": row.games,
                 "updated": row.updated,
+                "provisional": row.provisional,
             }
             for row in bot_ratings(bot_id=bot.pk)
         ]
@@ -339,13 +353,15 @@ class BotVersionUploadApi(APIView):
     parser_classes = [MultiPartParser]
 
     class InputSerializer(serializers.Serializer):
+        # An empty file is schema-valid (a file of no bytes): taken, and kept invalid below.
         file = serializers.FileField(
+            allow_empty_file=True,
             help_text="The bot: a source file (.py, .js, .cpp, .rs, .java), a static x86-64 "
             "executable named bot, or a .zip archive with an entry file at its top (bot.py, "
             "bot.js, bot.cpp, Cargo.toml or main.rs, Bot.java, bot), as bots/PROTOCOL.md "
             "section 6 lists. A file of any other kind, source that is not UTF-8, or an unsafe "
-            "archive is kept as an `invalid` version whose `validation_error` says why and "
-            "lists what is accepted; an oversized one is refused (400)."
+            "archive, or an empty file, is kept as an `invalid` version whose `validation_error` "
+            "says why and lists what is accepted; an oversized one is refused (400).",
         )
 
     @extend_schema(
@@ -390,6 +406,8 @@ class BotVersionUploadApi(APIView):
         data_bytes = upload.read()
         try:
             try:
+                if not data_bytes:
+                    raise BadBot("the file is empty: no bot")
                 version = bot_version_submit(bot=bot, filename=upload.name, data=data_bytes)
             except BadBot as exc:
                 # Not a bot the ladder can run: a version all the same, invalid, saying why.

@@ -3,6 +3,7 @@ with its downloads. Thin: selectors read, services write, the templates show."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -63,6 +64,7 @@ def my_bots_page(request: HttpRequest) -> HttpResponse:
 def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     """`/bots/<id>/`: owner, versions, ratings with bands, recent matches, faults."""
     bot = get_object_or_404(Bot.objects.select_related("owner"), pk=bot_id)
+    ratings = bot_ratings(bot_id=bot.pk)
     matches = matches_in_order(
         [row["key"] for row in match_keys(filters={"bot": bot.pk})[:RECENT_MATCHES]]
     )
@@ -78,7 +80,9 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
             .filter(status=BotVersion.Status.PENDING)
             .values_list("number", flat=True)
         ),
-        "ratings": bot_ratings(bot_id=bot.pk),
+        "ratings": ratings,
+        "provisional": any(rating.provisional for rating in ratings),
+        "provisional_games": settings.GRASS_PROVISIONAL_GAMES,
         "matches": matches,
         "counts": bot_game_counts(bot_id=bot.pk),
         "faults": bot_faults(bot_id=bot.pk),

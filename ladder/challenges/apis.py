@@ -21,11 +21,12 @@ from rest_framework.views import APIView
 
 from engine.rules import RULESETS
 from ladder.accounts.selectors import signed_in_user
-from ladder.api import Conflict
+from ladder.api import Conflict, IdField
 from ladder.challenges.models import Challenge
 from ladder.challenges.selectors import (
     challenge_get,
     challenge_list,
+    challenge_place,
     challenge_state,
     challenge_visible,
     challenge_waiting_ahead,
@@ -39,6 +40,7 @@ from ladder.challenges.services import (
     challenge_rematch,
 )
 from ladder.challenges.specs import Opponent
+from ladder.matches.apis import QueueSerializer
 from ladder.matches.models import Match
 from ladder.pagination import Pagination as PageNumberPagination
 
@@ -83,9 +85,19 @@ class ChallengeSerializer(serializers.Serializer):
     match_url = serializers.SerializerMethodField(help_text="Its match's page, once it has one.")
     rematch_of = serializers.IntegerField(source="rematch_of_id", allow_null=True)
     waiting_ahead = serializers.SerializerMethodField(
-        help_text="While it waits: challenges asked for before it that wait too."
+        help_text="While it waits: waiting challenges sent before it (accounts in turn)."
+    )
+    queue = serializers.SerializerMethodField(
+        help_text="While it waits, its place among the waiting challenges and about when its "
+        "match is sent; once sent, its match's place in the queue until a worker takes it "
+        "(lane `challenge`); null after that."
     )
     seats = SeatSerializer(many=True)
+
+    @extend_schema_field(QueueSerializer(allow_null=True))
+    def get_queue(self, challenge: Challenge) -> dict[str, Any] | None:
+        place = challenge_place(challenge)
+        return None if place is None else place.as_dict()
 
     @extend_schema_field(serializers.ChoiceField(choices=STATES))
     def get_state(self, challenge: Challenge) -> str:
@@ -146,22 +158,19 @@ class ChallengeCreateApi(APIView):
 
     class InputSerializer(serializers.Serializer):
         class OpponentSerializer(serializers.Serializer):
-            bot = serializers.IntegerField(
-                min_value=1,
+            bot = IdField(
                 help_text="A bot's id: another owner's bot on the ladder (the examples too), "
                 "or one of yours.",
             )
-            version = serializers.IntegerField(
+            version = IdField(
                 required=False,
-                min_value=1,
                 help_text="For one of your own bots: a version number (else its newest valid "
                 "version). Others' bots play the version that plays on the ladder.",
             )
 
-        bot = serializers.IntegerField(min_value=1, help_text="Your bot's id.")
-        version = serializers.IntegerField(
+        bot = IdField(help_text="Your bot's id.")
+        version = IdField(
             required=False,
-            min_value=1,
             help_text="Its version number to play (a valid one); default: its newest valid.",
         )
         opponents = serializers.ListField(

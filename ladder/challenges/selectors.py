@@ -7,13 +7,22 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from django.db.models import F, Prefetch, QuerySet, Window
+from django.db.models import F, Prefetch, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 
 from ladder.bots.models import Bot, BotVersion
 from ladder.challenges.models import Challenge, ChallengeSeat
 from ladder.challenges.specs import Opponent, spec_readings
+from ladder.matches.lanes import Lane
 from ladder.matches.models import Match
+from ladder.matches.selectors import lane_typical_seconds
+from ladder.matchmaking.waiting import (
+    Place,
+    estimate_seconds,
+    lane_name,
+    lane_places,
+    match_place,
+)
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AnonymousUser, User
@@ -85,24 +94,58 @@ def challenges_next(*, limit: int) -> list[int]:
     burst does not hold everyone else back."""
     if limit <= 0:
         return []
-    turns = (
-        Challenge.objects.filter(status=Challenge.Status.WAITING)
-        .annotate(
-            turn=Window(RowNumber(), partition_by=[F("requester_id")], order_by=F("created").asc())
-        )
-        .order_by("turn", "created", "id")
-        .values_list("id", flat=True)
+    return list(_in_turns().values_list("id", flat=True)[:limit])
+
+
+def _in_turns(*, up_to: int | None = None) -> QuerySet[Challenge]:
+    """The waiting challenges in the order `challenges_next` sends them: by `turn` (1 for
+    each account's oldest waiting challenge, 2 for its next...), then age; those of turns up
+    to `up_to` only, if given."""
+    own_order = [F("created").asc(), F("id").asc()]
+    turns = Challenge.objects.filter(status=Challenge.Status.WAITING).annotate(
+        turn=Window(RowNumber(), partition_by=[F("requester_id")], order_by=own_order)
     )
-    return list(turns[:limit])
+    if up_to is not None:
+        turns = turns.filter(turn__lte=up_to)
+    return turns.order_by("turn", "created", "id")
 
 
 def challenge_waiting_ahead(*, challenge: Challenge) -> int:
-    """How many challenges asked for before this one still wait (0 for one not waiting)."""
+    """How many waiting challenges `challenges_next` sends before this one (0 for one not
+    waiting): its account's older ones, and the others' up to the same turn. Reads the waiting
+    challenges of turns up to its own (the quota keeps an account's waiting ones few)."""
     if challenge.status != Challenge.Status.WAITING:
         return 0
-    return Challenge.objects.filter(
-        status=Challenge.Status.WAITING, created__lt=challenge.created
-    ).count()
+    turn = (
+        Challenge.objects.filter(
+            Q(created__lt=challenge.created) | Q(created=challenge.created, pk__lt=challenge.pk),
+            requester_id=challenge.requester_id,
+            status=Challenge.Status.WAITING,
+        ).count()
+        + 1
+    )
+    ids = list(_in_turns(up_to=turn).values_list("id", flat=True))
+    return ids.index(challenge.pk) if challenge.pk in ids else len(ids)
+
+
+def challenge_place(challenge: Challenge) -> Place | None:
+    """Where the challenge stands while it waits: its place among the waiting challenges and
+    about when its match is sent (when one of the challenges' places frees up); once sent,
+    its match's place in the queue until a worker takes it (`matchmaking.waiting`). None
+    after that."""
+    if challenge.match is not None:
+        return match_place(challenge.match)
+    if challenge.status != Challenge.Status.WAITING:
+        return None
+    places = lane_places(Lane.CHALLENGE)
+    ahead = challenge_waiting_ahead(challenge=challenge)
+    estimate = estimate_seconds(
+        ahead=ahead,
+        free=places - challenge_matches_active(),
+        places=places,
+        typical=lane_typical_seconds(lane=Lane.CHALLENGE),
+    )
+    return Place(lane=lane_name(Lane.CHALLENGE), ahead=ahead, estimate_s=estimate)
 
 
 def bot_by_name(*, owner: str, name: str) -> Bot | None:

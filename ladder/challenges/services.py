@@ -36,16 +36,16 @@ from ladder.challenges.selectors import (
 )
 from ladder.challenges.specs import Opponent
 from ladder.hourly import in_minutes
+from ladder.matches.lanes import Lane, lane_slots
 from ladder.matches.services import match_create
-from ladder.matchmaking.capacity import match_capacity
+from ladder.matchmaking.capacity import now_capacity
+from ladder.task_sending import send_on_commit
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
 
 logger = logging.getLogger(__name__)
 
-QUEUE = "challenges"
-"""The Celery queue of challenges' matches (ladder/settings.py, CELERY_TASK_QUEUES)."""
 DAY = timedelta(hours=24)
 """GRASS_CHALLENGES_PER_DAY counts the challenges of the last 24 hours (a sliding window)."""
 WAITING_RETRY_SECONDS = 30
@@ -200,9 +200,26 @@ def challenge_create(
 
 
 def challenge_rematch(*, requester: User, challenge: Challenge) -> Challenge:
-    """The same challenge again (the same versions, ruleset, seating and length), counted in
-    the quota like any other. Only its author asks for it (the caller checks)."""
-    versions = [seat.version for seat in challenge.seats.order_by("position")]
+    """The same challenge again (the same ruleset, seating and length), counted in the quota
+    like any other. Only its author asks for it (the caller checks). The author's own seats
+    keep their versions (a version they chose; still valid); other owners' bots play as they
+    play on the ladder now: their newest valid version, and a bot taken off the ladder is
+    refused, as `challenge_create` would (an author must not keep replaying an opponent's
+    version its owner replaced, or a bot staff disabled)."""
+    versions: list[BotVersion] = []
+    for seat in challenge.seats.order_by("position").select_related("version__bot"):
+        bot = seat.version.bot
+        field = "bot" if not versions else "opponents"
+        if bot.owner_id == requester.pk:
+            versions.append(
+                _own_version(
+                    requester=requester, bot_id=bot.pk, number=seat.version.number, field=field
+                )
+            )
+        else:
+            versions.append(
+                _opponent_version(requester=requester, opponent=Opponent(bot_id=bot.pk))
+            )
     return _challenge_store(
         requester=requester,
         versions=versions,
@@ -245,8 +262,8 @@ def _dispatch_on_commit() -> None:
     # Imported here: tasks import services, not the other way round at import time.
     from ladder.challenges.tasks import dispatch_challenges
 
-    # celery-types does not know DjangoTask (ladder/celery.py), which adds delay_on_commit.
-    dispatch_challenges.delay_on_commit()  # type: ignore[attr-defined]
+    # With the broker down, the challenge waits stored (not a 500) for beat's dispatch.
+    send_on_commit(dispatch_challenges, recovery="beat's dispatch runs every 10 s")
 
 
 def challenge_cancel(*, challenge: Challenge) -> bool:
@@ -261,24 +278,23 @@ def challenge_cancel(*, challenge: Challenge) -> bool:
 
 
 def challenge_slots(*, capacity: int) -> int:
-    """How many matches challenges may hold, queued or running, of `capacity`: the
-    GRASS_CHALLENGE_SHARE percent, rounded down, at least one while there is any room."""
-    if capacity <= 0:
-        return 0
-    return max(1, capacity * settings.GRASS_CHALLENGE_SHARE // 100)
+    """How many matches challenges may hold, queued or running, of a `now` pool of `capacity`
+    processes: the GRASS_CHALLENGE_SHARE percent, rounded down, at least one while there is
+    any room (`ladder.matches.lanes`)."""
+    return lane_slots(Lane.CHALLENGE, capacity=capacity)
 
 
 def challenge_dispatch(*, capacity: int | None = None) -> list[Challenge]:
     """Give waiting challenges the places free in their share (`challenge_slots` of
-    `capacity`, by default `match_capacity()`): each gets its unrated match, sent to the
-    `challenges` queue after commit. Returns the challenges sent.
+    `capacity`, by default `now_capacity()`): each gets its unrated match, sent to the `now`
+    queue after commit (the challenge lane, `ladder.matches.lanes`). Returns the challenges sent.
 
     Runs under an advisory lock (PostgreSQL), so two runs cannot count the same free place;
     the challenges sent are locked too, so one called off meanwhile is either sent or called
     off, never both.
     """
     if capacity is None:
-        capacity = match_capacity()  # before the lock: asking the workers takes a moment
+        capacity = now_capacity(waiting=True)  # before the lock: asking may take a moment
     slots = challenge_slots(capacity=capacity)
     sent: list[Challenge] = []
     with transaction.atomic():
@@ -308,7 +324,7 @@ def challenge_dispatch(*, capacity: int | None = None) -> list[Challenge]:
                 shuffle=challenge.seating == Challenge.Seating.RANDOM,
                 rated=False,
                 enqueue=True,
-                queue=QUEUE,
+                lane=Lane.CHALLENGE,
             )
             challenge.status = Challenge.Status.SENT
             challenge.sent = now

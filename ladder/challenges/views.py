@@ -17,9 +17,9 @@ from ladder.challenges.selectors import (
     challenge_choices,
     challenge_get,
     challenge_list,
+    challenge_place,
     challenge_state,
     challenge_visible,
-    challenge_waiting_ahead,
     opponent_find,
 )
 from ladder.challenges.services import (
@@ -119,7 +119,8 @@ def challenge_page(request: HttpRequest, challenge_id: int) -> HttpResponse:
     context = {
         "challenge": challenge,
         "state": state,
-        "ahead": challenge_waiting_ahead(challenge=challenge),
+        # While it waits, or its match is queued: where it stands, about when it starts.
+        "queue": challenge_place(challenge),
         "refresh": REFRESH_SECONDS if state in ("waiting", "queued", "running") else None,
         "is_requester": request.user.pk == challenge.requester_id,
     }

@@ -15,7 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from engine.rules import RULESETS
-from ladder.api import QuerySerializer
+from ladder.api import IdField, QuerySerializer
 from ladder.bots.selectors import bot_errors_visible
 from ladder.matches.models import Match, MatchSeat
 from ladder.matches.selectors import (
@@ -32,9 +32,30 @@ from ladder.matches.selectors import (
     matches_in_order,
     release,
 )
+from ladder.matchmaking.waiting import match_place
 from ladder.pagination import KeysetPagination
 
 _datetime = serializers.DateTimeField()
+
+
+class QueueSerializer(serializers.Serializer):
+    """Where a match waiting for a worker (or a challenge waiting for a place) stands."""
+
+    position = serializers.IntegerField(min_value=1, help_text="1: the next to start.")
+    ahead = serializers.IntegerField(
+        min_value=0, help_text="How many are taken before it: position - 1."
+    )
+    estimate_seconds = serializers.IntegerField(
+        min_value=0,
+        allow_null=True,
+        help_text="About how many seconds until it starts (0: a place is free for it), from "
+        "how long its lane's latest games took; null when there is nothing to go by yet.",
+    )
+    lane = serializers.ChoiceField(
+        choices=["background", "person", "challenge", "first"],
+        help_text="Its queue: the ladder's background games, a person's game, a challenge, "
+        "a new version's first rated game.",
+    )
 
 
 def _seat_output(seat: MatchSeat) -> dict[str, Any]:
@@ -70,7 +91,7 @@ class MatchListApi(APIView):
     pagination_class = Pagination
 
     class FilterSerializer(QuerySerializer):
-        bot = serializers.IntegerField(required=False, help_text="A bot id: its matches.")
+        bot = IdField(required=False, help_text="A bot id: its matches.")
         ruleset = serializers.ChoiceField(choices=sorted(RULESETS), required=False)
         status = serializers.ChoiceField(choices=Match.Status.choices, required=False)
         after = serializers.DateTimeField(required=False, help_text="Created at or after.")
@@ -255,6 +276,16 @@ class MatchDetailApi(APIView):
                 if beat and self._staff()
                 else None
             )
+
+        queue = serializers.SerializerMethodField(
+            help_text="While the match is queued: its place in its queue and about when it "
+            "starts; null once a worker has taken it."
+        )
+
+        @extend_schema_field(QueueSerializer(allow_null=True))
+        def get_queue(self, detail: MatchDetail) -> dict[str, Any] | None:
+            place = match_place(detail.match)
+            return None if place is None else place.as_dict()
 
         debug_lines = serializers.SerializerMethodField(
             help_text="Whether the match kept debug lines (what bots wrote on stderr while "

@@ -11,6 +11,7 @@ from django.db import models
 from django.utils import timezone
 
 from ladder.bots.models import BotVersion
+from ladder.matches.lanes import Lane
 
 
 def new_seed() -> int:
@@ -49,6 +50,10 @@ class Match(models.Model):
     seed = models.BigIntegerField(default=new_seed)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     attempts = models.PositiveSmallIntegerField(default=0)
+    host_faults = models.PositiveSmallIntegerField(default=0)
+    """Runs given back for a host fault (`bots.runner.faults`): not attempts, since a host fault
+    is never the match's; bounded by GRASS_MATCH_MAX_HOST_FAULTS, so that a match which breaks
+    every host it reaches does not go round the workers for ever."""
     failure_reason = models.TextField(blank=True)
     created = models.DateTimeField(default=timezone.now)
     queued = models.DateTimeField(default=timezone.now)
@@ -89,6 +94,10 @@ class Match(models.Model):
     """The engine's result line: totals, per-hand scores, ranks."""
     rated = models.BooleanField(default=True)
     """Whether the result feeds ladder Elo (tournament games do only if the organiser says so)."""
+    lane = models.PositiveSmallIntegerField(null=True, blank=True, choices=Lane.choices)
+    """Who waits for it (`lanes.Lane`: a person at the table, a challenge's author, a new
+    version's author), or None for the ladder's background games: it says which queue and
+    pool the match is sent to, and which share of that pool it holds."""
     time_control = models.JSONField(default=dict, blank=True)
     """`bots.runner.match.TimeControl` fields that differ from the ladder's defaults."""
     runtime = models.CharField(max_length=64, blank=True)
@@ -107,6 +116,24 @@ class Match(models.Model):
             models.Index(fields=["status", "created"]),
             # Lists of one status, newest first, a page at a time (`selectors.match_keys`).
             models.Index(fields=["status", "-id"], name="match_status_newest"),
+            # Lists of one ruleset (`?ruleset=`), newest first: a rare one was a scan of every
+            # match; and the time filters' bounds (`selectors._id_bounds`).
+            models.Index(fields=["ruleset", "-id"], name="match_ruleset_newest"),
+            models.Index(fields=["created"], name="match_created"),
+            # A lane's latest finished games, newest first: how long its games take, for the
+            # estimate of when a queued one starts (`selectors.lane_typical_seconds`). The
+            # background games (lane null) have their own: PostgreSQL reads an index in order
+            # after an equality on its first column, never after an IS NULL.
+            models.Index(
+                fields=["lane", "-finished"],
+                name="match_lane_finished",
+                condition=models.Q(status="finished", lane__isnull=False),
+            ),
+            models.Index(
+                fields=["-finished"],
+                name="match_background_finished",
+                condition=models.Q(status="finished", lane__isnull=True),
+            ),
             # Retention walks finished matches oldest first (`services.match_files_expire`).
             models.Index(
                 fields=["finished", "id"],
@@ -148,6 +175,11 @@ class MatchSeat(models.Model):
     )
     """The person who holds the seat, playing in the browser (`ladder.live`); None for a bot's.
     Exactly one of `bot_version` and `player` is set."""
+    ruleset = models.CharField(max_length=16, blank=True, editable=False)
+    """`match.ruleset`, kept on the seat so that a bot's matches of one ruleset are one index
+    range (bot, ruleset, -match): `?bot=&ruleset=` read every seat of the bot for a rare one.
+    Kept by the database (triggers of migration matches 0015_seat_ruleset) on every insert and
+    on any change of the match's ruleset, so no writer (bulk_create included) can forget it."""
     place = models.PositiveSmallIntegerField(null=True, blank=True)
     """1 is first; a forfeiting seat ranks below every other. Null until the match finishes."""
     total = models.IntegerField(null=True, blank=True)
@@ -186,6 +218,8 @@ class MatchSeat(models.Model):
         indexes = [
             # A bot's matches, newest first: its page and `/api/matches/?bot=`.
             models.Index(fields=["bot", "-match"], name="match_seat_bot_newest"),
+            # A bot's matches of one ruleset, newest first: `/api/matches/?bot=&ruleset=`.
+            models.Index(fields=["bot", "ruleset", "-match"], name="match_seat_bot_ruleset"),
             # A bot's latest troubles (`selectors.bot_faults`), without reading its clean games.
             models.Index(
                 fields=["bot", "-match"],

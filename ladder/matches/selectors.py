@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import django_filters
@@ -14,6 +16,7 @@ from django.db.models.functions import Coalesce
 from engine.rules import RULESETS, Variants, resolve_ruleset, ruleset_limits
 from ladder.bots.selectors import bot_debug_visible
 from ladder.matches.debug import SeatLines, debug_unpack
+from ladder.matches.lanes import Lane, lane_queue
 from ladder.matches.models import BotOpponentRecord, BotSeatRecord, Match, MatchSeat, PendingLog
 from ladder.ratings.models import RatingChange
 
@@ -63,6 +66,41 @@ def _with_seats(matches: QuerySet[Match]) -> QuerySet[Match]:
     )
 
 
+CREATED_SLACK = timedelta(hours=1)
+"""How far a match's `created` may stray from its id's order (ids follow creation; `created`
+is the creating host's clock, read just before the insert). `?before=` / `?after=` start
+their index range at the id of a match created this much past the bound (`_id_bounds`)."""
+
+
+def _id_bounds(*, field: str, before: datetime | None, after: datetime | None) -> dict[str, int]:
+    """Bounds on the match id implied by a creation-time filter, found in the `created` index,
+    so that a list filtered by time is a range of ids from its end, not a scan of the ids
+    from the newest (`?before=` read the 5.2M newer matches at 10M, 2.7 s). Every match
+    outside them was created more than CREATED_SLACK on the far side of the bound; the exact
+    `created` filter still applies to the rows inside. Returns lookups on `field` (the match
+    id's column) for `filter(**...)`."""
+    bounds: dict[str, int] = {}
+    if before is not None:
+        later = (
+            Match.objects.filter(created__gte=before + CREATED_SLACK)
+            .order_by("created")
+            .values_list("id", flat=True)
+            .first()
+        )
+        if later is not None:
+            bounds[f"{field}__lt"] = later
+    if after is not None:
+        earlier = (
+            Match.objects.filter(created__lt=after - CREATED_SLACK)
+            .order_by("-created")
+            .values_list("id", flat=True)
+            .first()
+        )
+        if earlier is not None:
+            bounds[f"{field}__gt"] = earlier
+    return bounds
+
+
 def match_keys(*, filters: Mapping[str, Any] | None = None) -> QuerySet[Any]:
     """The match list's order as rows {"key": match id}, newest first (see MatchFilter for
     `filters`; raises ValidationError on a bad value): a page of keys is one index range from
@@ -73,24 +111,29 @@ def match_keys(*, filters: Mapping[str, Any] | None = None) -> QuerySet[Any]:
     alone, so no plan merges them with the matches. (It did: for a bot whose 200,000 games lay
     in the first million of 10M matches, PostgreSQL read the matches' primary key backwards
     from the newest until it met the bot's, 1.4M entries and 400 ms a page, where the seats'
-    index gives the page's 51 ids at once: docs/scale.md.)"""
+    index gives the page's 51 ids at once: docs/scale.md.) With `bot` and `ruleset`, the
+    seats' own copy of the ruleset and their (bot, ruleset, -match) index: a rare ruleset is
+    no longer every one of the bot's seats read. `ruleset` alone is the matches' (ruleset,
+    -id) index; `before` / `after` bound the ids (`_id_bounds`)."""
     filters = filters or {}
     matches = MatchFilter(filters, Match.objects.all())
     if not matches.is_valid():
         raise ValidationError(matches.errors.as_data())
-    bot = matches.form.cleaned_data.get("bot")
+    cleaned = matches.form.cleaned_data
+    times = {"before": cleaned.get("before"), "after": cleaned.get("after")}
+    bot = cleaned.get("bot")
     if bot is None:
-        listed: QuerySet[Match] = matches.qs
+        listed: QuerySet[Match] = matches.qs.filter(**_id_bounds(field="id", **times))
         return listed.annotate(key=F("id")).values("key").order_by("-key")
-    seats = MatchSeat.objects.filter(bot_id=int(bot))
+    seats = MatchSeat.objects.filter(bot_id=int(bot), **_id_bounds(field="match_id", **times))
     through = {
-        "ruleset": "match__ruleset",
+        "ruleset": "ruleset",
         "status": "match__status",
         "after": "match__created__gte",
         "before": "match__created__lt",
     }
     for name, lookup in through.items():
-        value = matches.form.cleaned_data.get(name)
+        value = cleaned.get(name)
         if value not in (None, ""):
             seats = seats.filter(**{lookup: value})
     return seats.annotate(key=F("match_id")).values("key").order_by("-key")
@@ -325,13 +368,57 @@ def bot_faults(*, bot_id: int, limit: int = 10) -> list[SeatFaults]:
     ]
 
 
-def matches_active_count() -> int:
-    """Matches waiting for or being played by a worker."""
-    return Match.objects.filter(status__in=[Match.Status.QUEUED, Match.Status.RUNNING]).count()
+def matches_active_count(*, lane: Lane | None = None) -> int:
+    """Matches of `lane` (None: the ladder's background games, on the `matches` queue) waiting
+    for or being played by a worker."""
+    return Match.objects.filter(
+        status__in=[Match.Status.QUEUED, Match.Status.RUNNING], lane=lane
+    ).count()
 
 
 def seats_active_count() -> int:
-    """Seats of the matches waiting for or being played by a worker."""
+    """Seats of the background games (`matches_active_count`) waiting or being played."""
     return MatchSeat.objects.filter(
-        match__status__in=[Match.Status.QUEUED, Match.Status.RUNNING]
+        match__status__in=[Match.Status.QUEUED, Match.Status.RUNNING], match__lane=None
     ).count()
+
+
+RECENT_GAMES = 20
+"""How many of a lane's latest finished games say how long its games take."""
+
+
+def match_queue_ahead(*, match: Match) -> int:
+    """Queued matches a worker takes before the queued `match`: those of its lane queued
+    before it (by `queued`, then id), and on a queue that several lanes share (`now`), every
+    queued match of a lane taken first (a lower lane: its messages' priority). Reads only
+    the queued matches, which the capacity keeps few."""
+    queued = Match.objects.filter(status=Match.Status.QUEUED).exclude(pk=match.pk)
+    earlier = Q(queued__lt=match.queued) | Q(queued=match.queued, pk__lt=match.pk)
+    if match.lane is None:
+        return queued.filter(earlier, lane__isnull=True).count()
+    own = lane_queue(Lane(match.lane))
+    first = [lane for lane in Lane if lane < match.lane and lane_queue(lane) == own]
+    return queued.filter(Q(lane__in=first) | (Q(lane=match.lane) & earlier)).count()
+
+
+def lane_running_count(*, lane: Lane | None) -> int:
+    """Matches of `lane` (None: the background games) being played now."""
+    return Match.objects.filter(status=Match.Status.RUNNING, lane=lane).count()
+
+
+def lane_latest_games(*, lane: Lane | None, recent: int = RECENT_GAMES) -> QuerySet[Any]:
+    """(started, finished) of the `recent` latest finished games of `lane`, newest first: the
+    first rows of an index (the lanes' (lane, -finished), the background games' own)."""
+    return (
+        Match.objects.filter(status=Match.Status.FINISHED, lane=lane, started__isnull=False)
+        .order_by("-finished")
+        .values_list("started", "finished")[:recent]
+    )
+
+
+def lane_typical_seconds(*, lane: Lane | None, recent: int = RECENT_GAMES) -> float | None:
+    """How long a game of `lane` takes to play: the median, from start to end, of its
+    `recent` latest finished games; None before any has finished."""
+    played = lane_latest_games(lane=lane, recent=recent)
+    durations = [(end - start).total_seconds() for start, end in played if end is not None]
+    return statistics.median(durations) if durations else None

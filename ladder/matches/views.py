@@ -16,11 +16,13 @@ from ladder.matches.selectors import (
     match_worker_visible,
     seat_stderr,
 )
+from ladder.matchmaking.waiting import match_place
 from ladder.replays.selectors import UPLOAD_LIMIT
 
 
 def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
-    """`/matches/<id>/`: the replay viewer first, then the seats, per-hand scores, the facts
+    """`/matches/<id>/`: the replay viewer first (while it waits for a worker, its place in
+    the queue; while it is played, the live table), then the seats, per-hand scores, the facts
     (ruleset, variants, effective limits), the log's link and a drop zone for one's own log."""
     try:
         detail = match_detail(match_id=match_id)
@@ -56,6 +58,8 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
         "variants": {name: value for name, value in detail.match.variants.items() if value},
         "finished": finished,
         "log_pending": detail.log_pending,
+        # While queued: its place in its queue and about when it starts.
+        "queue": match_place(detail.match),
         # Which host and process played it: the site's machines, for staff only.
         "worker_visible": match_worker_visible(user=request.user),
         # The viewer also takes a log file of the visitor's own, dropped on the page.

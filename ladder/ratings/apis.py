@@ -18,6 +18,12 @@ from ladder.ratings.selectors import LeaderboardRow, leaderboard
 
 _datetime = serializers.DateTimeField()
 
+PROVISIONAL_HELP = (
+    "Fewer rated games in this ruleset than the site's GRASS_PROVISIONAL_GAMES (15 by "
+    "default): the rating still moves fast. By the bot's games only; its page and "
+    "/api/bots/{id}/ also mark a new version's first games."
+)
+
 
 class LeaderboardApi(APIView):
     """`GET /api/leaderboard/?ruleset=modern`: ranked bots, paginated."""
@@ -38,6 +44,7 @@ class LeaderboardApi(APIView):
         games = serializers.IntegerField()
         win_rate = serializers.FloatField()
         last_game = serializers.DateTimeField()
+        provisional = serializers.BooleanField(help_text=PROVISIONAL_HELP)
 
         @extend_schema_field(serializers.ListField(child=serializers.IntegerField()))
         def get_band(self, row: LeaderboardRow) -> list[int]:
@@ -74,4 +81,5 @@ class LeaderboardApi(APIView):
             "games": row.games,
             "win_rate": row.win_rate,
             "last_game": _datetime.to_representation(row.last_game),
+            "provisional": row.provisional,
         }

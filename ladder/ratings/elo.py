@@ -41,6 +41,13 @@ The model, in full (every constant is a field of :class:`EloParams`):
   on the ladder.  The leaderboard shows ``mu +/- 2 * deviation`` (about a 95% band); the simulation
   in :mod:`bench.simulate` checks how often such bands cover the hidden true skill.
 
+* Provisional.  A rating is marked provisional while it still moves fast (:func:`provisional`):
+  fewer than ``threshold`` rated games, the ladder's ``GRASS_PROVISIONAL_GAMES`` (15 by default:
+  ``3 * k_games``, the game at which K has fallen to a quarter of ``k0`` and the deviation to half
+  of ``sigma0``, so the band is no wider than the spread of the whole ladder any more).  A bot
+  whose new version has played fewer than ``threshold`` of them is marked too: its rating is
+  still mostly its old version's.
+
 With equal K for everybody (same number of games, or everybody at ``k_min``), the changes of one
 game add up to zero, because ``S_ij + S_ji = 1`` and ``E_ij + E_ji = 1``.
 
@@ -69,6 +76,7 @@ __all__ = [
     "expected_score",
     "k_factor",
     "pair_score",
+    "provisional",
     "rate_game",
     "recompute",
     "update",
@@ -180,6 +188,18 @@ def band(rating: Rating, params: EloParams = DEFAULT_PARAMS, z: float = 2.0) -> 
         raise ValueError(f"z must be non-negative, got {z!r}")
     half_width = z * deviation(rating, params)
     return (rating.mu - half_width, rating.mu + half_width)
+
+
+def provisional(games: int, version_games: int | None = None, *, threshold: int) -> bool:
+    """Whether a rating is provisional: fewer than ``threshold`` rated ``games`` behind it, or
+    fewer than ``threshold`` played by the bot's newest version (``version_games``; None when it
+    was not read, and then only ``games`` decides).
+
+    ``version_games`` need not be counted past ``threshold``: any count from it on is settled.
+    """
+    if threshold < 0:
+        raise ValueError(f"threshold must be non-negative, got {threshold!r}")
+    return games < threshold or (version_games is not None and version_games < threshold)
 
 
 def expected_score(mu: float, opponent_mu: float, scale: float = 400.0) -> float:

@@ -36,6 +36,20 @@ class BotRating(models.Model):
     last_queued = models.DateTimeField(default=NEVER)
     """When the matchmaker last seated the bot at a table of this ruleset (NEVER: not yet). The
     matchmaker builds each match around the bot that has waited longest (`matchmaking`)."""
+    on_ladder = models.BooleanField(default=True, editable=False)
+    """Whether the bot is on the ladder (`Bot.disabled` unset): a bot taken off it keeps its
+    rating but holds no rank, so its rows leave the leaderboard's partial index."""
+    playing = models.BooleanField(default=True, editable=False)
+    """Whether the bot may be seated now: on the ladder and with a valid version; the
+    matchmaker's partial indexes hold only these rows.
+
+    Both flags are denormalised so that the board's and the matchmaker's indexes hold only the
+    bots they list: with half the bots disabled, a read still costs its rows, not the ladder's
+    size. The database keeps them (triggers of migration ratings 0006_botrating_playing), in
+    the statement that changes what they derive from, so they are exact in that transaction
+    whoever writes (a forfeit, a verdict, staff in the admin, another app, a shell UPDATE): no
+    code path can forget them, and bots and matches, below ratings, need not know of them. Django
+    never sets them (the defaults only fill the columns; the insert's trigger sets them)."""
 
     class Meta:
         constraints = [
@@ -45,18 +59,30 @@ class BotRating(models.Model):
         ]
         indexes = [
             # The leaderboard's order, tie-break included, so a page is an index range scan
-            # (selectors.Leaderboard). Partial: only bots with games are on the board, so a deep
-            # page's ids and the board's count come from the index alone (index-only scans).
+            # (selectors.Leaderboard). Partial: only bots with games, on the ladder, are on the
+            # board, so a deep page's ids and the board's count come from the index alone
+            # (index-only scans), and a bot off the ladder costs the board nothing.
             models.Index(
                 fields=["ruleset", "-mu", "bot"],
-                name="bot_rating_board",
-                condition=models.Q(games__gt=0),
+                name="bot_rating_board_listed",
+                condition=models.Q(games__gt=0, on_ladder=True),
             ),
             # The matchmaker's two reads (`matchmaking.selectors`): who has waited longest, and
             # the bots nearest a rating. Every playable bot has a row in each ladder ruleset
-            # (games 0 until it plays one), so both are index range scans.
-            models.Index(fields=["ruleset", "last_queued", "bot"], name="bot_rating_waiting"),
-            models.Index(fields=["ruleset", "mu", "bot"], name="bot_rating_nearest"),
+            # (games 0 until it plays one), so both are index range scans; partial, so a bot
+            # that cannot play (disabled, or without a valid version) is not in them at all
+            # (before, the oldest-seated end of the index was every disabled bot, walked each
+            # time).
+            models.Index(
+                fields=["ruleset", "last_queued", "bot"],
+                name="bot_rating_pool_waiting",
+                condition=models.Q(playing=True),
+            ),
+            models.Index(
+                fields=["ruleset", "mu", "bot"],
+                name="bot_rating_pool_nearest",
+                condition=models.Q(playing=True),
+            ),
         ]
 
     def __str__(self) -> str:

@@ -7,15 +7,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, overload
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
 from django.db import connection
-from django.db.models import QuerySet
+from django.db.models import OuterRef, QuerySet, Subquery
 
-from ladder.bots.models import Bot
+from ladder import shared_cache
+from ladder.bots.models import BotVersion
 from ladder.bots.names import display_name
-from ladder.ratings.elo import DEFAULT_PARAMS, EloParams, Rating, band
-from ladder.ratings.models import BotRating
+from ladder.matches.models import MatchSeat
+from ladder.ratings.elo import DEFAULT_PARAMS, EloParams, Rating, band, provisional
+from ladder.ratings.models import BotRating, RatingChange
 
 COUNT_SECONDS = 60
 """How long a big leaderboard's size (and its anchors) are kept in the cache."""
@@ -45,6 +47,10 @@ class LeaderboardRow:
     win_rate: float
     """Share of rated games finished in first place (shared firsts count)."""
     last_game: datetime
+    provisional: bool
+    """Fewer than GRASS_PROVISIONAL_GAMES rated games (`elo.provisional`). By the bot's games
+    only: a new version's few games are marked on the bot's page (`bot_ratings`), since reading
+    them costs a query per bot and a page of the board is one."""
 
     @property
     def display_name(self) -> str:
@@ -68,15 +74,15 @@ class Leaderboard:
     def __init__(self, *, ruleset: str, params: EloParams = DEFAULT_PARAMS) -> None:
         self.ruleset = ruleset
         self.params = params
+        self.provisional_games: int = settings.GRASS_PROVISIONAL_GAMES
         self._count: int | None = None
 
     def _ratings(self) -> QuerySet[BotRating]:
         # A bot taken off the ladder (disabled after its forfeits) keeps its rating but holds
-        # no rank until a valid version puts it back: `off_the_ladder` lists it apart. They
-        # are left out by id (a hashed subquery over the few of them, through a partial
-        # index), not by a join to every bot: the board stays an index range.
-        off = Bot.objects.filter(disabled__isnull=False).values("id")
-        return BotRating.objects.filter(ruleset=self.ruleset, games__gt=0).exclude(bot_id__in=off)
+        # no rank until a valid version puts it back: `off_the_ladder` lists it apart. Its
+        # rows are not `on_ladder` (kept by the database), so they are not in the board's
+        # partial index: no join, no subquery over the bots off the ladder, however many.
+        return BotRating.objects.filter(ruleset=self.ruleset, games__gt=0, on_ladder=True)
 
     def _key(self, what: str) -> str:
         # The database's name too: sites (and test runs) on one host may share a cache.
@@ -89,11 +95,12 @@ class Leaderboard:
         new bots by that much; so may a deep page's places, read from kept anchors)."""
         if self._count is None:
             key = self._key("count")
-            cached = cache.get(key)
+            # The cache down, the count is read (fail open: a slower page, never a 500).
+            cached = shared_cache.get(key)
             if not isinstance(cached, int) or cached < CACHED_FROM:
                 cached = self._ratings().count()
                 if cached >= CACHED_FROM:
-                    cache.set(key, cached, COUNT_SECONDS)
+                    shared_cache.put(key, cached, COUNT_SECONDS)
             self._count = cached
         return self._count
 
@@ -148,7 +155,7 @@ class Leaderboard:
     def _anchors(self) -> list[tuple[float, int]]:
         """(rating, place of the first bot rated so) at places 0, ANCHOR_STEP, 2*ANCHOR_STEP...,
         as kept in the cache (by `keep`, from beat), or read now if they are not."""
-        cached = cache.get(self._key("anchors"))
+        cached = shared_cache.get(self._key("anchors"))
         if isinstance(cached, list):
             return [(float(mu), int(first)) for mu, first in cached]
         return self._read_anchors()
@@ -166,7 +173,7 @@ class Leaderboard:
         with connection.cursor() as cursor:
             cursor.execute(sql, (*params, ANCHOR_STEP))
             anchors = [(float(mu), int(first)) for mu, first in cursor.fetchall()]
-        cache.set(self._key("anchors"), anchors, COUNT_SECONDS)
+        shared_cache.put(self._key("anchors"), anchors, COUNT_SECONDS)
         return anchors
 
     def keep(self) -> int:
@@ -175,7 +182,7 @@ class Leaderboard:
         the passes over the whole board that they cost. Returns the board's size."""
         count = self._ratings().count()
         if count >= CACHED_FROM:
-            cache.set(self._key("count"), count, COUNT_SECONDS)
+            shared_cache.put(self._key("count"), count, COUNT_SECONDS)
             self._read_anchors()
         self._count = count
         return count
@@ -221,6 +228,7 @@ class Leaderboard:
             games=games,
             win_rate=round(wins / games, 4),
             last_game=updated,
+            provisional=provisional(games, threshold=self.provisional_games),
         )
 
 
@@ -265,43 +273,86 @@ class BotRatingRow:
     band_high: int
     games: int
     updated: datetime
+    provisional: bool
+    """`elo.provisional`: fewer than GRASS_PROVISIONAL_GAMES rated games, of the bot or (in
+    `bot_ratings`) of its newest valid version."""
+    version_games: int | None = None
+    """Rated games of the bot's newest valid version in this ruleset, counted up to
+    GRASS_PROVISIONAL_GAMES; None where not read (`ratings_of_bots`, fewer games than that, no
+    valid version)."""
+
+
+def _rating_row(
+    rating: BotRating, params: EloParams, version_games: int | None = None
+) -> BotRatingRow:
+    low, high = band(Rating(rating.mu, rating.games), params)
+    threshold = settings.GRASS_PROVISIONAL_GAMES
+    return BotRatingRow(
+        ruleset=rating.ruleset,
+        elo=round(rating.mu),
+        band_low=round(low),
+        band_high=round(high),
+        games=rating.games,
+        updated=rating.updated,
+        provisional=provisional(rating.games, version_games, threshold=threshold),
+        version_games=version_games,
+    )
+
+
+def version_games(*, bot_id: int, ruleset: str, version_id: int, most: int) -> int:
+    """How many of the bot's last rated games in `ruleset` its version `version_id` played, in a
+    row from the newest, counted up to `most`: the games of its newest version since it became
+    the newest. Reads at most `most` rating changes, newest first (the (bot, ruleset,
+    games_before) index), each with its seat (the (match, seat) index); never all its games."""
+    seat = MatchSeat.objects.filter(match_id=OuterRef("match_id"), bot_id=OuterRef("bot_id"))
+    versions = (
+        RatingChange.objects.filter(bot_id=bot_id, ruleset=ruleset)
+        .order_by("-games_before")
+        .annotate(version=Subquery(seat.values("bot_version_id")[:1]))
+        .values_list("version", flat=True)[:most]
+    )
+    played = 0
+    for version in versions:
+        if version != version_id:
+            break
+        played += 1
+    return played
 
 
 def bot_ratings(*, bot_id: int, params: EloParams = DEFAULT_PARAMS) -> list[BotRatingRow]:
-    """The bot's rating in each ruleset it has played, by ruleset name, with its band."""
-    rows = []
+    """The bot's rating in each ruleset it has played, by ruleset name, with its band and whether
+    it is provisional, its newest version's games included: with GRASS_PROVISIONAL_GAMES or more
+    games in a ruleset, two queries more (its newest valid version, once; at most that many
+    changes of the ruleset's)."""
+    threshold = settings.GRASS_PROVISIONAL_GAMES
     # Rows without games are the matchmaker's pool entries of a bot not yet rated there.
-    for rating in BotRating.objects.filter(bot_id=bot_id, games__gt=0).order_by("ruleset"):
-        low, high = band(Rating(rating.mu, rating.games), params)
-        rows.append(
-            BotRatingRow(
-                ruleset=rating.ruleset,
-                elo=round(rating.mu),
-                band_low=round(low),
-                band_high=round(high),
-                games=rating.games,
-                updated=rating.updated,
-            )
+    ratings = list(BotRating.objects.filter(bot_id=bot_id, games__gt=0).order_by("ruleset"))
+    newest: int | None = None
+    if any(rating.games >= threshold for rating in ratings):
+        newest = (
+            BotVersion.objects.filter(bot_id=bot_id, status=BotVersion.Status.VALID)
+            .order_by("-number")
+            .values_list("pk", flat=True)
+            .first()
         )
+    rows = []
+    for rating in ratings:
+        played = None
+        if newest is not None and rating.games >= threshold:
+            played = version_games(
+                bot_id=bot_id, ruleset=rating.ruleset, version_id=newest, most=threshold
+            )
+        rows.append(_rating_row(rating, params, played))
     return rows
 
 
 def ratings_of_bots(
     *, bot_ids: list[int], params: EloParams = DEFAULT_PARAMS
 ) -> dict[int, list[BotRatingRow]]:
-    """`bot_ratings` of several bots in one query (a page of an owner's bots), by bot id."""
+    """`bot_ratings` of several bots in one query (a page of an owner's bots), by bot id;
+    provisional by the bots' games only."""
     rows: dict[int, list[BotRatingRow]] = {bot_id: [] for bot_id in bot_ids}
     ratings = BotRating.objects.filter(bot_id__in=bot_ids, games__gt=0).order_by("bot", "ruleset")
     for rating in ratings:
-        low, high = band(Rating(rating.mu, rating.games), params)
-        rows[rating.bot_id].append(
-            BotRatingRow(
-                ruleset=rating.ruleset,
-                elo=round(rating.mu),
-                band_low=round(low),
-                band_high=round(high),
-                games=rating.games,
-                updated=rating.updated,
-            )
-        )
+        rows[rating.bot_id].append(_rating_row(rating, params))
     return rows

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.conf import settings
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -39,5 +40,6 @@ def leaderboard_page(request: HttpRequest) -> HttpResponse:
         "rows": page.object_list,
         "top_chart": leaderboard_chart(ruleset=ruleset),
         "off_ladder": off_the_ladder(ruleset=ruleset),
+        "provisional_games": settings.GRASS_PROVISIONAL_GAMES,
     }
     return render(request, "ratings/leaderboard.html", context, status=status)

@@ -1,6 +1,6 @@
 """`grass challenge` and `grass logs --debug` as an author runs them: the real console script
 over HTTP to a live server, the challenge played by a real Celery worker in the sandbox (from
-the `challenges` queue), unrated; then the bot's debug lines, by decision, downloaded; past the
+the `now` queue), unrated; then the bot's debug lines, by decision, downloaded; past the
 daily quota, a one-line refusal."""
 
 from __future__ import annotations

@@ -96,3 +96,44 @@ def test_a_new_bot_has_no_versions_and_an_unknown_one_is_404(api: Any, owner: An
     assert body["ratings"] == []
     assert body["games"] == {"finished": 0, "timed_out": 0, "crashed": 0}
     assert api("anonymous").get(f"/api/bots/{bot.pk + 1}/").status_code == 404
+
+
+def test_the_list_is_walked_by_key_oldest_first_and_never_counts_every_bot(
+    owner: Any, api: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Page numbers sorted every bot up to the page and counted them all on each request;
+    a cursor page is a range of the primary key from the last id seen, so a bot created
+    while a client walks the list never shifts a page, and the count stops at a bound."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from ladder.bots.apis import BotListApi
+    from ladder.pagination import ESTIMATE_FROM, keyset_cursor
+
+    monkeypatch.setattr(BotListApi.Pagination, "page_size", 2)
+    made = [bot_create(owner=owner, name=f"b{i}").pk for i in range(5)]
+    client = api("anonymous")
+    seen: list[int] = []
+    response = client.get("/api/bots/")
+    assert (response.json()["count"], response.json()["count_exact"]) == (5, True)
+    made.append(bot_create(owner=owner, name="late").pk)  # while the client walks
+    while True:
+        body = response.json()
+        seen += [bot["id"] for bot in body["results"]]
+        if not body["next"]:
+            break
+        response = client.get(body["next"])
+    assert seen == made  # each once, oldest first, the late one at the end
+
+    with CaptureQueriesContext(connection) as captured:
+        body = client.get("/api/bots/", {"cursor": keyset_cursor(position=made[2])}).json()
+    assert [bot["id"] for bot in body["results"]] == made[3:5]
+    sqls = [q["sql"] for q in captured if '"bots_bot"' in q["sql"]]
+    page = [sql for sql in sqls if "COUNT" not in sql and "EXPLAIN" not in sql]
+    assert page and all(f'"bots_bot"."id" > {made[2]}' in sql for sql in page), page
+    assert all("OFFSET" not in sql for sql in page), page
+    counts = [sql for sql in sqls if "COUNT" in sql]
+    assert counts and all(f"LIMIT {ESTIMATE_FROM + 1}" in sql for sql in counts), counts
+    # Older clients' page numbers still work, up to a bound.
+    assert [b["id"] for b in client.get("/api/bots/", {"page": 2}).json()["results"]] == made[2:4]
+    assert client.get("/api/bots/", {"page": 201}).status_code == 400

@@ -24,6 +24,7 @@ from ladder.challenges.services import (
     challenge_slots,
 )
 from ladder.challenges.specs import Opponent, Spec, spec_readings
+from ladder.matches.lanes import Lane
 from ladder.matches.models import Match, MatchSeat
 from ladder.matches.services import match_run
 from ladder.matches.tasks import run_match
@@ -153,6 +154,10 @@ def test_an_account_may_have_a_few_waiting_at_once(
 
 
 def test_the_share_is_a_quarter_of_the_capacity_and_at_least_one(settings: Any) -> None:
+    # With people's games on the table hosts (the default), the pool is the challenges' and
+    # the first games' alone: a quarter each of a pool shared with people is half of it.
+    assert [challenge_slots(capacity=c) for c in (0, 1, 4, 16)] == [0, 1, 2, 8]
+    settings.GRASS_PLAY_QUEUE = "now"  # people's games on the `now` pool too
     assert challenge_slots(capacity=0) == 0  # no worker up: nothing is sent
     assert challenge_slots(capacity=1) == 1
     assert challenge_slots(capacity=4) == 1
@@ -172,7 +177,7 @@ def waiting_challenges(
     ]
 
 
-def test_dispatch_fills_the_share_only_accounts_in_turn_and_rated_play_keeps_the_rest(
+def test_dispatch_fills_the_share_only_accounts_in_turn_and_the_other_lanes_keep_the_rest(
     owner: Any,
     stranger: Any,
     mine: BotVersion,
@@ -188,7 +193,9 @@ def test_dispatch_fills_the_share_only_accounts_in_turn_and_rated_play_keeps_the
     his = waiting_challenges(stranger, owned_by(stranger, "his"), greedy, 1)
     sent_to: list[tuple[int, str]] = []
     monkeypatch.setattr(
-        run_match, "apply_async", lambda args, queue: sent_to.append((args[0], queue))
+        run_match,
+        "apply_async",
+        lambda args, queue, priority: sent_to.append((args[0], queue, priority)),
     )
 
     with django_capture_on_commit_callbacks(execute=True):
@@ -197,12 +204,14 @@ def test_dispatch_fills_the_share_only_accounts_in_turn_and_rated_play_keeps_the
     assert [c.pk for c in sent] == [hers[0].pk, his[0].pk]
     matches = [Match.objects.get(challenge=c) for c in sent]
     assert all(not m.rated and m.status == Match.Status.QUEUED for m in matches)
-    assert sorted(sent_to) == sorted((m.pk, "challenges") for m in matches)
+    # To the pool of what someone waits for, behind people's games (ladder.matches.lanes).
+    assert sorted(sent_to) == sorted((m.pk, "now", 3) for m in matches)
+    assert {m.lane for m in matches} == {Lane.CHALLENGE}
     # Their places are taken: nothing more is sent until one of them settles.
     assert challenge_dispatch(capacity=4) == []
-    # The matchmaker fills the rest of the room with rated games, and no more.
+    # The ladder's games are apart (another pool): challenges take none of their room.
     rated = matchmaker_fill(ruleset="modern", seats=2, capacity=4)
-    assert len(rated) == 2 and all(m.rated for m in rated)
+    assert len(rated) == 4 and all(m.rated and m.lane is None for m in rated)
     Match.objects.filter(pk=matches[0].pk).update(status=Match.Status.FINISHED)
     assert [c.pk for c in challenge_dispatch(capacity=4)] == [hers[1].pk]
     # A challenge called off is never sent.
@@ -287,3 +296,33 @@ def test_opponents_are_written_as_owner_slash_bot_with_an_optional_version() -> 
         Spec("ann", "mine@v3"),
         Spec("ann", "mine", 3),
     ]
+
+
+def test_a_rematch_seats_the_opponents_current_versions_and_refuses_a_disabled_bot(
+    owner: Any, mine: BotVersion, examples: dict[str, BotVersion], example_file: Any
+) -> None:
+    greedy = examples["greedy"]
+    first = challenge_create(
+        requester=owner, bot_id=mine.bot_id, opponents=[Opponent(greedy.bot_id)]
+    )
+    # The opponent's owner replaced it: the rematch plays what plays on the ladder now.
+    replaced = second_version(greedy, example_file)
+    again = challenge_rematch(requester=owner, challenge=first)
+    assert [s.version_id for s in again.seats.order_by("position")] == [mine.pk, replaced.pk]
+
+    # Taken off the ladder (staff, or its failures): no rematch against it.
+    Bot.objects.filter(pk=greedy.bot_id).update(disabled=timezone.now(), disabled_reason="cheat")
+    message = refused("opponents", lambda: challenge_rematch(requester=owner, challenge=first))
+    assert "examples/greedy is off the ladder: cheat" in message
+    assert Challenge.objects.count() == 2
+
+
+def test_a_rematch_refuses_an_own_version_that_is_no_longer_valid(
+    owner: Any, mine: BotVersion, examples: dict[str, BotVersion]
+) -> None:
+    first = challenge_create(
+        requester=owner, bot_id=mine.bot_id, opponents=[Opponent(examples["random"].bot_id)]
+    )
+    BotVersion.objects.filter(pk=mine.pk).update(status=BotVersion.Status.INVALID)
+    message = refused("bot", lambda: challenge_rematch(requester=owner, challenge=first))
+    assert "only valid versions play" in message
