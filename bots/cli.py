@@ -1,5 +1,6 @@
 """The `grass` command line: play, replay, verify and benchmark games; log in to a ladder,
-submit bots, and follow their ratings, matches and logs (`bots.remote`)."""
+submit bots, and follow their ratings, matches and logs (`bots.remote`); play the ladder's bots
+yourself (`bots.table`)."""
 
 from __future__ import annotations
 
@@ -281,6 +282,19 @@ def _remote(args: argparse.Namespace) -> int:
                 hands=args.hands,
                 wait_s=args.wait,
             )
+        if args.command == "table":
+            from bots.table import table
+
+            if not args.resume and not args.opponents:
+                args.command_parser.error("name 1 to 5 opponents, or --resume")
+            return table(
+                args.opponents,
+                ruleset=args.ruleset,
+                seat=args.seat,
+                hands=args.hands,
+                resume=args.resume,
+                out=sys.stdout,
+            )
         return remote.logs(console, args.name, args.last, Path(args.dir), debug=args.debug)
     except LadderError as exc:
         print(f"grass {args.command}: {exc}", file=sys.stderr)
@@ -291,7 +305,8 @@ def _remote(args: argparse.Namespace) -> int:
 
 
 def _ladder_parsers(sub: Any) -> None:
-    """login, submit, status, matches, logs, challenge: the ladder's REST API (`bots.client`)."""
+    """login, submit, status, matches, logs, challenge, table: the ladder's REST API
+    (`bots.client`), and for `table` the live table's socket (`bots.table`)."""
     from bots.client import DEFAULT_SITE
 
     login = sub.add_parser("login", help="store an API token for a ladder site")
@@ -353,7 +368,26 @@ def _ladder_parsers(sub: Any) -> None:
         const=1800.0,
         help="follow it until it is played (at most this many seconds, default 1800)",
     )
-    for command in (login, submit, status, matches, logs, challenge):
+    table = sub.add_parser(
+        "table",
+        help="sit at a table yourself: play the ladder's bots in this terminal",
+        description="Start a game against the ladder's bots (as the site's Play page does) and "
+        "play it here: at each of your decisions the table is printed with your legal actions "
+        "numbered; type a number. Ctrl-C asks whether to resign; twice, leaves the game.",
+    )
+    table.add_argument(
+        "opponents",
+        nargs="*",
+        help="1 to 5: owner/NAME (as it plays on the ladder), an example's name (greedy), or "
+        "NAME for your own",
+    )
+    table.add_argument("--ruleset", choices=sorted(RULESETS), default="modern")
+    table.add_argument("--seat", type=int, help="your seat, 0 to the number of opponents")
+    table.add_argument("--hands", type=int, default=1, help="the game's hands (default 1)")
+    table.add_argument(
+        "--resume", action="store_true", help="join the game you are playing (started before)"
+    )
+    for command in (login, submit, status, matches, logs, challenge, table):
         command.set_defaults(run=_remote)
 
 

@@ -1,5 +1,6 @@
 """A client of the ladder's REST API, for the `grass` command line (login, submit, status,
-matches, logs, challenge). It uses only the public API (`/api/schema/` describes it) and httpx.
+matches, logs, challenge, table). It uses only the public API (`/api/schema/` describes it)
+and httpx.
 
 Every failure a user can meet becomes a `LadderError` whose message is one line meant for
 them: the site unreachable, a token the site refuses, an upload it refuses (the server's own
@@ -270,6 +271,17 @@ class Ladder:
     def challenge_get(self, challenge_id: int) -> dict[str, Any]:
         body: dict[str, Any] = self.json("GET", f"/api/challenges/{challenge_id}/")
         return body
+
+    def game_create(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Start a game of yours against bots (POST /api/games/): `opponents` (bot ids),
+        `ruleset`, `seat`, `hands`. The answer names its `socket_url`."""
+        answer: dict[str, Any] = self.json("POST", "/api/games/", json=body)
+        return answer
+
+    def games(self) -> list[dict[str, Any]]:
+        """Your latest games, newest first (GET /api/games/)."""
+        answer: list[dict[str, Any]] = self.json("GET", "/api/games/")
+        return answer
 
 
 def signed_in(credentials: Credentials | None = None) -> tuple[Ladder, Credentials]:

@@ -184,14 +184,25 @@ def status(console: Console, name: str | None) -> int:
                 playing,
                 latest_text,
                 rating["ruleset"] if rating else "-",
-                str(rating["elo"]) if rating else "-",
+                _elo(rating) if rating else "-",
                 f"{rating['band'][0]}-{rating['band'][1]}" if rating else "-",
                 str(rating["games"]) if rating else "0",
                 str(games["timed_out"]),
                 str(games["crashed"]),
             )
     console.print(table)
+    if any(rating.get("provisional") for bot in details for rating in bot["ratings"]):
+        console.print(
+            "? provisional: fewer rated games than the site's GRASS_PROVISIONAL_GAMES, of the "
+            "bot or of its newest version; the rating still moves fast"
+        )
     return 0
+
+
+def _elo(rating: dict[str, Any]) -> str:
+    """The rating's Elo, followed by `?` while it is provisional (a site too old to say is
+    taken as not)."""
+    return f"{rating['elo']}?" if rating.get("provisional") else str(rating["elo"])
 
 
 def matches(console: Console, name: str, last: int) -> int:
@@ -336,7 +347,7 @@ def debug_text(body: dict[str, Any], site: str = "") -> str:
     return "\n".join(lines) + "\n"
 
 
-def _opponent(ladder: Ladder, me: str, spec: str, examples: bool = True) -> dict[str, Any]:
+def opponent_spec(ladder: Ladder, me: str, spec: str, examples: bool = True) -> dict[str, Any]:
     """An opponent as `grass challenge` takes it: `owner/NAME` (a bot as it plays on the
     ladder), `NAME` or `NAME@vN` (yours; `NAME` alone is the example bot when you have none so
     named), `owner/NAME@vN` for one of your own versions. An exact name wins over a suffix."""
@@ -376,10 +387,10 @@ def challenge(
     went. Exit 0 once asked (or played), 1 if its match failed, 2 if still not over."""
     ladder, me = signed_in()
     with ladder:
-        mine = _opponent(ladder, me.username, bot, examples=False)
+        mine = opponent_spec(ladder, me.username, bot, examples=False)
         body: dict[str, Any] = {
             "bot": mine["bot"],
-            "opponents": [_opponent(ladder, me.username, spec) for spec in opponents],
+            "opponents": [opponent_spec(ladder, me.username, spec) for spec in opponents],
             "ruleset": ruleset,
             "seating": seating,
         }
@@ -395,10 +406,12 @@ def challenge(
             return 0
         deadline = time.monotonic() + wait_s
         state = asked["state"]
+        told = _told_place(console, asked, None)
         with console.status(f"challenge {asked['id']} is {state}...") as shown:
             while state in ("waiting", "queued", "running") and time.monotonic() < deadline:
                 sleep(CHALLENGE_POLL_S)
                 asked = ladder.challenge_get(asked["id"])
+                told = _told_place(console, asked, told)
                 if asked["state"] != state:
                     state = asked["state"]
                     shown.update(f"challenge {asked['id']} is {state}...")
@@ -409,6 +422,36 @@ def challenge(
         match = ladder.match(asked["match"])
     _challenge_result(console, match, ladder.site)
     return 0
+
+
+def queue_line(challenge: dict[str, Any]) -> str | None:
+    """Where a challenge stands while it waits (or its match waits for a worker), from its
+    `queue`: "waiting: 3rd in the queue, about 40 s"; None once it no longer waits."""
+    queue = challenge.get("queue")
+    if not queue:
+        return None
+    position = int(queue["position"])
+    suffix = {1: "st", 2: "nd", 3: "rd"}.get(position % 10, "th")
+    if 11 <= position % 100 <= 13:
+        suffix = "th"
+    line = f"{challenge['state']}: {position}{suffix} in the queue"
+    estimate = queue.get("estimate_seconds")
+    if estimate == 0:
+        return line + ", starting in a moment"
+    if estimate is None:
+        return line
+    if estimate < 90:
+        return line + f", about {estimate} s"
+    return line + f", about {round(estimate / 60)} min"
+
+
+def _told_place(console: Console, challenge: dict[str, Any], told: str | None) -> str | None:
+    """Print where the challenge stands when it changed since `told` (the line printed
+    last), so that polling every few seconds does not repeat it; returns the line now."""
+    line = queue_line(challenge)
+    if line is not None and line != told:
+        console.print(line)
+    return line
 
 
 def _challenge_result(console: Console, match: dict[str, Any], site: str) -> None:

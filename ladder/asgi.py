@@ -2,9 +2,10 @@
 development `manage.py runserver` serves it, daphne being the first installed app).
 
 HTTP goes to Django as under WSGI; WebSockets (`/ws/...`) to the live tables' consumers
-(`ladder.live.routing`), with the visitor's session (AuthMiddlewareStack: the same cookie as
-the pages) and only from pages of this site: a socket whose Origin is not one of
-ALLOWED_HOSTS is refused, so another site cannot open one with a visitor's cookie.
+(`ladder.live.routing`), either with an API token in the handshake's `Authorization` header
+(a program: `grass table`) or with the visitor's session (the same cookie as the pages) and
+only from pages of this site: a browser's socket whose Origin is not one of ALLOWED_HOSTS is
+refused, so another site cannot open one with a visitor's cookie (`ladder.live.handshake`).
 """
 
 import os
@@ -15,17 +16,17 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ladder.settings")
 # Django is set up before the consumers (and the models they read) are imported.
 django_application = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from ladder.daphne_bodies import install as daphne_bodies_untouched  # noqa: E402
+from ladder.live.handshake import SocketAuth  # noqa: E402
 from ladder.live.routing import websocket_urlpatterns  # noqa: E402
+
+daphne_bodies_untouched()
 
 application = ProtocolTypeRouter(
     {
         "http": django_application,
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
-        ),
+        "websocket": SocketAuth(URLRouter(websocket_urlpatterns)),
     }
 )

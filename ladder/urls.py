@@ -6,6 +6,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+import ladder.converters  # noqa: F401  (registers <id:...>)
 from ladder.accounts.apis import MeApi, SignupApi, TokenApi
 from ladder.accounts.views import signup_page, tokens_page
 from ladder.api import api_not_found
@@ -31,6 +32,7 @@ from ladder.bots.views import (
 from ladder.challenges import apis as challenge_apis
 from ladder.challenges import views as challenge_views
 from ladder.favicon import favicon
+from ladder.live.apis import GamesApi
 from ladder.live.views import play_page
 from ladder.matches.apis import MatchDebugApi, MatchDetailApi, MatchListApi, MatchLogApi
 from ladder.matches.views import match_page, seat_stderr_page
@@ -46,48 +48,49 @@ api = [
     path("auth/token/", TokenApi.as_view(), name="token"),
     path("auth/me/", MeApi.as_view(), name="me"),
     path("bots/", BotsApi.as_view(), name="bots"),
-    path("bots/<int:bot_id>/", BotDetailApi.as_view(), name="bot-detail"),
-    path("bots/<int:bot_id>/versions/", BotVersionsApi.as_view(), name="bot-versions"),
-    path("versions/<int:version_id>/", BotVersionDetailApi.as_view(), name="version-detail"),
+    path("bots/<id:bot_id>/", BotDetailApi.as_view(), name="bot-detail"),
+    path("bots/<id:bot_id>/versions/", BotVersionsApi.as_view(), name="bot-versions"),
+    path("versions/<id:version_id>/", BotVersionDetailApi.as_view(), name="version-detail"),
     path(
-        "versions/<int:version_id>/source/",
+        "versions/<id:version_id>/source/",
         BotVersionSourceApi.as_view(),
         name="version-source",
     ),
     path("matches/", MatchListApi.as_view(), name="matches"),
-    path("matches/<int:match_id>/", MatchDetailApi.as_view(), name="match-detail"),
-    path("matches/<int:match_id>/log/", MatchLogApi.as_view(), name="match-log"),
-    path("matches/<int:match_id>/debug/", MatchDebugApi.as_view(), name="match-debug"),
+    path("matches/<id:match_id>/", MatchDetailApi.as_view(), name="match-detail"),
+    path("matches/<id:match_id>/log/", MatchLogApi.as_view(), name="match-log"),
+    path("matches/<id:match_id>/debug/", MatchDebugApi.as_view(), name="match-debug"),
     path("leaderboard/", LeaderboardApi.as_view(), name="leaderboard"),
+    path("games/", GamesApi.as_view(), name="games"),
     path("challenges/", challenge_apis.ChallengesApi.as_view(), name="challenges"),
     path(
-        "challenges/<int:challenge_id>/",
+        "challenges/<id:challenge_id>/",
         challenge_apis.ChallengeDetailApi.as_view(),
         name="challenge-detail",
     ),
     path(
-        "challenges/<int:challenge_id>/rematch/",
+        "challenges/<id:challenge_id>/rematch/",
         challenge_apis.ChallengeRematchApi.as_view(),
         name="challenge-rematch",
     ),
     path(
-        "challenges/<int:challenge_id>/cancel/",
+        "challenges/<id:challenge_id>/cancel/",
         challenge_apis.ChallengeCancelApi.as_view(),
         name="challenge-cancel",
     ),
     path("tournaments/", tournament_apis.TournamentsApi.as_view(), name="tournaments"),
     path(
-        "tournaments/<int:tournament_id>/",
+        "tournaments/<id:tournament_id>/",
         tournament_apis.TournamentDetailApi.as_view(),
         name="tournament-detail",
     ),
     path(
-        "tournaments/<int:tournament_id>/entries/",
+        "tournaments/<id:tournament_id>/entries/",
         tournament_apis.TournamentEntriesApi.as_view(),
         name="tournament-entries",
     ),
     path(
-        "tournaments/<int:tournament_id>/entries/<int:entry_id>/",
+        "tournaments/<id:tournament_id>/entries/<id:entry_id>/",
         tournament_apis.TournamentEntryApi.as_view(),
         name="tournament-entry",
     ),
@@ -95,7 +98,7 @@ api = [
     # of its own in the schema, with an integer id like every other tournament path.
     *(
         path(
-            f"tournaments/<int:tournament_id>/{action}/",
+            f"tournaments/<id:tournament_id>/{action}/",
             view.as_view(),
             {"action": action},
             name=f"tournament-{action}",
@@ -103,23 +106,23 @@ api = [
         for action, view in tournament_apis.ACTION_APIS.items()
     ),
     path(
-        "tournaments/<int:tournament_id>/archive/",
+        "tournaments/<id:tournament_id>/archive/",
         tournament_apis.TournamentArchiveApi.as_view(),
         name="tournament-archive",
     ),
     path("webhooks/", notification_apis.WebhooksApi.as_view(), name="webhooks"),
     path(
-        "webhooks/<int:webhook_id>/",
+        "webhooks/<id:webhook_id>/",
         notification_apis.WebhookDeleteApi.as_view(),
         name="webhook-detail",
     ),
     path(
-        "webhooks/<int:webhook_id>/deliveries/",
+        "webhooks/<id:webhook_id>/deliveries/",
         notification_apis.WebhookDeliveriesApi.as_view(),
         name="webhook-deliveries",
     ),
     path(
-        "webhooks/<int:webhook_id>/test/",
+        "webhooks/<id:webhook_id>/test/",
         notification_apis.WebhookTestApi.as_view(),
         name="webhook-test",
     ),
@@ -150,46 +153,46 @@ pages = [
     path("write-a-bot/grass-kit.zip", kit_archive, name="kit-archive"),
     path("bots/new/", bot_create_page, name="bot-new"),
     path("account/bots/", my_bots_page, name="my-bots"),
-    path("bots/<int:bot_id>/", bot_page, name="bot-page"),
-    path("bots/<int:bot_id>/upload/", bot_upload_page, name="bot-upload"),
-    path("bots/<int:bot_id>/debug/", bot_debug_page, name="bot-debug"),
-    path("matches/<int:match_id>/", match_page, name="match-page"),
+    path("bots/<id:bot_id>/", bot_page, name="bot-page"),
+    path("bots/<id:bot_id>/upload/", bot_upload_page, name="bot-upload"),
+    path("bots/<id:bot_id>/debug/", bot_debug_page, name="bot-debug"),
+    path("matches/<id:match_id>/", match_page, name="match-page"),
     path("play/", play_page, name="play-page"),
     path(
-        "matches/<int:match_id>/seats/<int:seat>/stderr/",
+        "matches/<id:match_id>/seats/<id:seat>/stderr/",
         seat_stderr_page,
         name="seat-stderr",
     ),
     path("challenges/", challenge_views.challenges_page, name="challenges-page"),
     path(
-        "challenges/<int:challenge_id>/",
+        "challenges/<id:challenge_id>/",
         challenge_views.challenge_page,
         name="challenge-page",
     ),
     path(
-        "challenges/<int:challenge_id>/rematch/",
+        "challenges/<id:challenge_id>/rematch/",
         challenge_views.challenge_rematch_page,
         name="challenge-rematch-page",
     ),
     path(
-        "challenges/<int:challenge_id>/cancel/",
+        "challenges/<id:challenge_id>/cancel/",
         challenge_views.challenge_cancel_page,
         name="challenge-cancel-page",
     ),
     path("tournaments/", tournament_views.tournament_list_page, name="tournament-list"),
     path("tournaments/new/", tournament_views.tournament_create_page, name="tournament-new"),
     path(
-        "tournaments/<int:tournament_id>/",
+        "tournaments/<id:tournament_id>/",
         tournament_views.tournament_page,
         name="tournament-page",
     ),
     path(
-        "tournaments/<int:tournament_id>/enter/",
+        "tournaments/<id:tournament_id>/enter/",
         tournament_views.tournament_enter,
         name="tournament-enter",
     ),
     path(
-        "tournaments/<int:tournament_id>/entries/<int:entry_id>/withdraw/",
+        "tournaments/<id:tournament_id>/entries/<id:entry_id>/withdraw/",
         tournament_views.tournament_withdraw,
         name="tournament-withdraw",
     ),
@@ -209,12 +212,12 @@ pages = [
         name="notifications-email",
     ),
     path(
-        "account/notifications/webhooks/<int:webhook_id>/delete/",
+        "account/notifications/webhooks/<id:webhook_id>/delete/",
         notification_views.webhook_delete_page,
         name="notifications-webhook-delete",
     ),
     path(
-        "account/notifications/webhooks/<int:webhook_id>/test/",
+        "account/notifications/webhooks/<id:webhook_id>/test/",
         notification_views.webhook_test_page,
         name="notifications-webhook-test",
     ),

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from django.db.models import Prefetch, QuerySet
+
 from ladder.bots.models import Bot, BotVersion
 from ladder.matches.models import Match, MatchSeat
 from ladder.ratings.selectors import leaderboard
@@ -89,6 +91,45 @@ def person_games_active(*, user: User) -> int:
     ).count()
 
 
+def person_games_site_active() -> int:
+    """People's games queued or running on the whole site: what GRASS_PLAY_SHARE holds now
+    (read from the active matches, which the capacity keeps few)."""
+    return (
+        Match.objects.filter(
+            status__in=[Match.Status.QUEUED, Match.Status.RUNNING], seats__player__isnull=False
+        )
+        .distinct()
+        .count()
+    )
+
+
 def person_games(*, user: User, limit: int = 10) -> list[Match]:
     """The person's latest games, newest first."""
     return list(Match.objects.filter(seats__player=user).order_by("-created", "-id")[:limit])
+
+
+def _seated(user: User) -> QuerySet[Match]:
+    """The person's games, newest first, with their seats, holders and bots read in two more
+    queries whatever the number of games (the games API names every seat's holder)."""
+    return (
+        Match.objects.filter(seats__player=user)
+        .order_by("-created", "-id")
+        .prefetch_related(
+            Prefetch(
+                "seats",
+                queryset=MatchSeat.objects.select_related(
+                    "player", "bot_version__bot__owner"
+                ).order_by("seat"),
+            )
+        )
+    )
+
+
+def person_games_seated(*, user: User, limit: int = 10) -> list[Match]:
+    """The person's latest games with their seats (`person_games`, for the games API)."""
+    return list(_seated(user)[:limit])
+
+
+def person_game_seated(*, user: User, match_id: int) -> Match | None:
+    """One game of the person's with its seats, or None (no such game, or not theirs)."""
+    return _seated(user).filter(pk=match_id).first()

@@ -14,6 +14,7 @@ from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 
 from ladder.live.routing import websocket_urlpatterns
+from ladder.matches.lanes import Lane
 from ladder.matches.models import Match, MatchSeat
 from ladder.relay import groups
 from tests.ladder.live.conftest import run_async
@@ -283,7 +284,7 @@ def test_a_tournaments_socket_follows_its_running_tables_a_frame_a_second(
 
     t = make_tournament(format="swiss", seats=2, swiss_rounds=1)
     for bot in entrants(4):
-        tournament_register(tournament=t, bot=bot, user=owner)
+        tournament_register(tournament=t, bot=bot, user=bot.owner)
     tournament_tick(tournament_id=t.pk, now=t.starts_at + timedelta(seconds=1))
     games = list(Match.objects.filter(tournament_game__table__round__tournament=t).order_by("pk"))
     assert len(games) == 2
@@ -322,13 +323,21 @@ def test_resigning_a_game_no_worker_started_ends_it_and_frees_the_person(
 ) -> None:
     from ladder.live.selectors import person_games_active
 
-    Match.objects.filter(pk=person_match.pk).update(status=Match.Status.QUEUED)
+    Match.objects.filter(pk=person_match.pk).update(status=Match.Status.QUEUED, lane=Lane.PERSON)
 
     async def scenario() -> list[dict[str, Any]]:
         watcher, _ = await connect(stranger, person_match.pk)
         await watcher.send_json_to({"type": "resign"})  # a watcher's resign: nothing
         socket, hello = await connect(owner, person_match.pk)
         assert hello["status"] == "queued"
+        # Where it stands, as the page says it (`matchmaking.waiting`): a place is free.
+        assert hello["queue"] == {
+            "position": 1,
+            "ahead": 0,
+            "estimate_seconds": 0,
+            "lane": "person",
+            "text": "1st in the queue, starting in a moment",
+        }
         assert await watcher.receive_nothing(0.3)
         await socket.send_json_to({"type": "resign"})
         got = [await socket.receive_json_from(), await watcher.receive_json_from()]
@@ -341,3 +350,160 @@ def test_resigning_a_game_no_worker_started_ends_it_and_frees_the_person(
     match = Match.objects.get(pk=person_match.pk)
     assert match.status == Match.Status.FAILED and "resigned" in match.failure_reason
     assert person_games_active(user=owner) == 0
+
+
+def test_no_browser_can_forge_the_take_back_of_a_game(
+    channel_layer: None, person_match: Match, owner: Any
+) -> None:
+    """A run gives its game up when a newer attempt's table says `live.claim` on the match's
+    worker group (issue 35): a person (or anyone on the socket) who could say it would stop
+    any game at will. The socket forwards nothing but answers and resignations it builds
+    itself, so a forged claim, in any spelling, reaches no worker."""
+
+    async def scenario() -> list[dict[str, Any]]:
+        layer, inbox = await worker_inbox(person_match.pk)
+        socket, _ = await connect(owner, person_match.pk)
+        await drain(layer, inbox)  # the page's sync
+        for forged in (
+            {"type": "live.claim", "attempt": 99},
+            {"type": "claim", "attempt": 99},
+            {"type": "act", "request": 7, "action": "end", "attempt": 99},
+            {"type": "resign", "attempt": 99, "kind": "live.claim"},
+        ):
+            await socket.send_json_to(forged)
+        got = await drain(layer, inbox)
+        await socket.disconnect()
+        return got
+
+    got = run_async(scenario())
+    assert all(message["type"] != "live.claim" for message in got)
+    assert all("attempt" not in message for message in got)
+
+
+def token_header(user: Any, keyword: str = "Token") -> tuple[bytes, bytes]:
+    from ladder.accounts.services import token_get_or_create
+
+    return (b"authorization", f"{keyword} {token_get_or_create(user=user).key}".encode())
+
+
+def test_a_program_plays_its_seat_with_an_api_token_and_no_origin(
+    channel_layer: None, person_match: Match, owner: Any, stranger: Any, client: Any
+) -> None:
+    """`grass table`'s socket: the whole ASGI application, the API token in the handshake's
+    Authorization header (`Token` or `Bearer`), no Origin, no cookie. The seat is the token's
+    user's, whatever cookie comes along; its answers pass the same checks as a page's."""
+    from ladder.asgi import application
+
+    client.force_login(stranger)
+    strangers_cookie = (b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode())
+    path = f"/ws/matches/{person_match.pk}/"
+    ways = (
+        [token_header(owner)],
+        [token_header(owner, "Bearer")],
+        [token_header(owner, "token"), strangers_cookie],
+    )
+
+    async def scenario() -> tuple[list[Any], list[Any]]:
+        layer, inbox = await worker_inbox(person_match.pk)
+        hellos = []
+        for headers in ways:
+            socket = WebsocketCommunicator(application, path, headers=headers)
+            connected, _ = await socket.connect()
+            assert connected
+            hellos.append(await socket.receive_json_from())
+            if len(hellos) < 3:
+                await socket.disconnect()
+        await drain(layer, inbox)  # the sockets' syncs
+        await layer.group_send(
+            groups.seat(person_match.pk, 1), {"type": "live.frame", "frame": frame(1, REQUEST)}
+        )
+        shown = await socket.receive_json_from()
+        assert shown["frame"]["request"]["id"] == 7
+        await socket.send_json_to({"type": "act", "request": 7, "action": "play felony @0"})
+        await socket.send_json_to({"type": "act", "request": 7, "action": "play panama"})
+        got = await drain(layer, inbox)
+        await socket.disconnect()
+        return hellos, got
+
+    hellos, got = run_async(scenario())
+    assert hellos == [{"type": "hello", "status": "running", "seat": 1}] * 3
+    assert got == [{"type": "live.act", "seat": 1, "request": 7, "action": "play panama"}]
+
+
+def test_a_socket_with_a_wrong_or_foreign_authorization_is_refused(
+    channel_layer: None, person_match: Match, owner: Any, stranger: Any, client: Any
+) -> None:
+    """An Authorization header that holds no good token refuses the socket: it never falls
+    back to the cookie (nor to watching). `Basic`, which a browser adds from credentials in a
+    URL, is refused with it."""
+    from django.contrib.auth import get_user_model
+
+    from ladder.asgi import application
+
+    client.force_login(owner)
+    cookie = (b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode())
+    origin = (b"origin", b"http://localhost")
+    name, good = token_header(owner)
+    path = f"/ws/matches/{person_match.pk}/"
+    refused_headers: list[list[tuple[bytes, bytes]]] = [
+        [(name, b"Token 0123456789abcdef0123456789abcdef01234567"), cookie, origin],
+        [(name, b"Basic YW5uOnB3"), cookie, origin],
+        [(name, good.split()[1]), cookie, origin],  # the key without its keyword
+        [(name, good + b" x")],
+        [(name, good), (name, good)],
+        [(name, b"Token " + b"a" * 5000)],
+        [(name, b"Token \xff\xfe")],
+        [(name, b"")],
+    ]
+
+    async def scenario() -> list[bool]:
+        accepted = []
+        for headers in refused_headers:
+            socket = WebsocketCommunicator(application, path, headers=headers)
+            connected, _ = await socket.connect()
+            accepted.append(connected)
+            if connected:
+                await socket.disconnect()
+        return accepted
+
+    assert run_async(scenario()) == [False] * len(refused_headers)
+    # A deactivated account's token is refused too, as the REST API refuses it.
+    get_user_model().objects.filter(pk=owner.pk).update(is_active=False)
+
+    async def inactive() -> bool:
+        socket = WebsocketCommunicator(application, path, headers=[(name, good)])
+        connected, _ = await socket.connect()
+        return connected
+
+    assert run_async(inactive()) is False
+
+
+def test_a_token_socket_has_the_same_limits_as_a_page(
+    channel_layer: None, person_match: Match, owner: Any, settings: Any
+) -> None:
+    from ladder.asgi import application
+
+    settings.GRASS_LIVE_MESSAGES_PER_SECOND = 2
+    path = f"/ws/matches/{person_match.pk}/"
+    token = token_header(owner)
+
+    async def scenario() -> tuple[list[Any], list[int]]:
+        layer, inbox = await worker_inbox(person_match.pk)
+        codes = []
+        for send in (
+            [json.dumps({"type": "resign"})] * 200,
+            [json.dumps({"type": "resign", "pad": "x" * 2000})],
+        ):
+            socket = WebsocketCommunicator(application, path, headers=[token])
+            connected, _ = await socket.connect()
+            assert connected
+            await socket.receive_json_from()
+            for text in send:
+                await socket.send_to(text_data=text)
+            codes.append((await socket.receive_output(5))["code"])
+        got = [m for m in await drain(layer, inbox) if m["type"] != "live.sync"]
+        return got, codes
+
+    got, codes = run_async(scenario())
+    assert codes == [4429, 4413]
+    assert 1 <= len(got) <= 12

@@ -26,6 +26,7 @@ PATHS = {
     "/api/matches/{match_id}/log/": {"get"},
     "/api/matches/{match_id}/debug/": {"get"},
     "/api/leaderboard/": {"get"},
+    "/api/games/": {"get", "post"},
     "/api/challenges/": {"get", "post"},
     "/api/challenges/{challenge_id}/": {"get"},
     "/api/challenges/{challenge_id}/rematch/": {"post"},
