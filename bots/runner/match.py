@@ -79,6 +79,13 @@ class TimeControl:
     """Wall time per decision of a remote seat (`bots.runner.remote`: a person in a browser),
     which has no CPU clock and no bank; bots' seats ignore it."""
 
+    def longest_step_s(self) -> float:
+        """The longest wall time one step of a game may take on these clocks: a bot's start,
+        a bot's decision that spends its whole wall bank, a remote seat's decision. A referee
+        that has not moved for longer is stuck (the ladder's heartbeat then stops)."""
+        bot_decision_ms = self.wall_factor * (self.decision_ms + self.bank_ms)
+        return max(self.startup_ms, bot_decision_ms, self.remote_decision_ms) / 1000
+
 
 @dataclass(frozen=True)
 class DebugEntry:
@@ -198,6 +205,12 @@ class InfrastructureFault(RuntimeError):
     """The match could not be played for reasons that are not a bot's fault."""
 
 
+class MatchStopped(RuntimeError):
+    """The caller stopped the match before its end (`play_match`'s `stop` gave a reason): the
+    ladder's run of a match that was taken back from it. The seats were torn down (their
+    processes killed, their boxes destroyed) and nothing of the game is returned."""
+
+
 LAUNCHER_FAILURES = ("exited with status 125", "exited with status 126", "exited with status 127")
 """How a seat ends when its box could not start its language's command (the box program's
 status, the shell's "cannot execute" and "not found"): the marks of a broken host. A bot can
@@ -255,10 +268,14 @@ class _Seat:
         return playing and not self.report.forfeited
 
 
-Watch = Callable[[Game], None]
+Watch = Callable[[Game, Sequence[SeatReport]], None]
 """Told of the game before its first decision and after every action (`play_match`'s
-`watch`): it runs on the referee's thread, so it must return at once, and it must only read
-the game."""
+`watch`), with the seats' reports so far (their decisions and think time, by seat): it runs
+on the referee's thread, so it must return at once, and it must only read the game and the
+reports."""
+Stop = Callable[[], str | None]
+"""Asked before every decision and after every answer (`play_match`'s `stop`): why the match
+must stop now, or None. It runs on the referee's thread, so it must return at once."""
 
 
 def play_match(
@@ -272,6 +289,7 @@ def play_match(
     resources: Limits | None = None,
     sandboxed: bool = True,
     watch: Watch | None = None,
+    stop: Stop | None = None,
 ) -> MatchResult:
     """Play one game between `bots` (in seat order) and return the finished match.
 
@@ -280,7 +298,10 @@ def play_match(
     as plain subprocesses, for authors testing on machines without root. A seat given as a
     `RemoteAgent` instead of a bot's files is asked through that object
     (`bots.runner.remote`). `watch`, if given, is told of the game as it is played (the ladder
-    shows live tables with it); one that raises is logged and not called again.
+    shows live tables with it); one that raises is logged and not called again. `stop`, if
+    given, is asked before every decision and as each answer comes back: once it gives a
+    reason, the game stops there (that answer is not played, the watcher is not told of it),
+    the seats are torn down and MatchStopped is raised with the reason.
     """
     started = time.perf_counter()
     variants = variants or Variants()
@@ -291,7 +312,7 @@ def play_match(
     if sandboxed:
         # The log says which image its bots ran on (a note a replay keeps, not a rule).
         game.events[0]["runtime"] = runtime.identity()
-    referee = Referee(game, [_Seat(i, b, tc) for i, b in enumerate(bots)], tc, watch)
+    referee = Referee(game, [_Seat(i, b, tc) for i, b in enumerate(bots)], tc, watch, stop)
     try:
         referee.start_all(resources, sandboxed, seed)
         if sandboxed:
@@ -442,12 +463,18 @@ class Referee:
     to be merged into the log where it happened."""
 
     def __init__(
-        self, game: Game, seats: list[_Seat], tc: TimeControl, watch: Watch | None = None
+        self,
+        game: Game,
+        seats: list[_Seat],
+        tc: TimeControl,
+        watch: Watch | None = None,
+        stop: Stop | None = None,
     ) -> None:
         self.game = game
         self.seats = seats
         self.tc = tc
         self.watch = watch
+        self.stop = stop
         self.notes: list[tuple[int, Event]] = []
         """(index in the game's events, note): where each note goes in the log."""
         self.feeds = Feeds(game)
@@ -502,13 +529,16 @@ class Referee:
         """Play the game to its end, telling every seat each hand's end and the game's."""
         game = self.game
         reported = hand_start = 0
+        self._check_stop()
         self._watch()
         while not game.over:
+            self._check_stop()
             seat = self.seats[game.to_act]
             # Its answer is the next event the game logs: its debug lines go beside that event.
             seat.at = len(game.events)
             action = self.decide(seat)
             self.take_debug(seat, request=seat.request)
+            self._check_stop()  # an answer that came after the stop is not played
             game.apply(action)
             self._watch()
             while reported < len(game.events):
@@ -527,6 +557,15 @@ class Referee:
                 if seat.box is not None:
                     seat.box.thaw()
                 seat.proc.wait_exit(0.5)
+
+    def _check_stop(self) -> None:
+        """Raise MatchStopped when the caller says the match must stop (`play_match`'s
+        `stop`); `play_match` then tears the seats down as after any failure."""
+        if self.stop is None:
+            return
+        reason = self.stop()
+        if reason is not None:
+            raise MatchStopped(reason)
 
     def check_host(self) -> None:
         """Raise InfrastructureFault when the seats' failures are the host's, not the bots':
@@ -757,7 +796,7 @@ class Referee:
         if self.watch is None:
             return
         try:
-            self.watch(self.game)
+            self.watch(self.game, [seat.report for seat in self.seats])
         except Exception:
             logger.exception("the match's watcher failed; the match goes on without it")
             self.watch = None

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import io
 import random
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
 from bots.runner.botfiles import load_bot
-from bots.runner.match import InfrastructureFault, TimeControl, play_match
+from bots.runner.match import InfrastructureFault, SeatReport, TimeControl, play_match
 from bots.runner.remote import AgentGone, CallableAgent, RemoteAgent, RemoteRequest
 from engine import new_game, observe
 from engine.game import Game
@@ -187,9 +188,14 @@ def test_every_agent_is_closed_when_the_match_fails(monkeypatch: pytest.MonkeyPa
 
 def test_the_watcher_sees_every_action_and_one_that_fails_is_dropped() -> None:
     counts: list[int] = []
+    told: list[list[int]] = []
+    """Each seat's decisions so far, at each call: the reports the referee keeps."""
+    thought: list[float] = []
 
-    def watch(game: Game) -> None:
+    def watch(game: Game, reports: Sequence[SeatReport]) -> None:
         counts.append(len(game.events))
+        told.append([report.decisions for report in reports])
+        thought[:] = [report.think_ms for report in reports]
 
     match = play_match(
         [load_bot("random"), CallableAgent("ivy", first_legal)],
@@ -202,10 +208,15 @@ def test_the_watcher_sees_every_action_and_one_that_fails_is_dropped() -> None:
     assert len(counts) == 1 + decisions  # before the first decision, then after each
     assert counts == sorted(counts)
     assert counts[-1] == len([e for e in match.events if e["e"] != "note"])
+    # The seats' figures as they grow (the live table shows them during the game): none
+    # before the first decision, one more after each, the match's own at the end.
+    assert told[0] == [0, 0] and [sum(seats) for seats in told] == list(range(len(told)))
+    assert told[-1] == [s.decisions for s in match.seats]
+    assert thought == [s.think_ms for s in match.seats]
 
     calls: list[int] = []
 
-    def failing(game: Game) -> None:
+    def failing(game: Game, reports: Sequence[SeatReport]) -> None:
         calls.append(1)
         raise ValueError("the live table broke")
 
@@ -218,3 +229,46 @@ def test_the_watcher_sees_every_action_and_one_that_fails_is_dropped() -> None:
     )
     assert calls == [1]
     assert again.result["hands"] == 2
+
+
+def test_a_stopped_match_ends_at_once_tears_its_boxes_down_and_plays_no_more(
+    sandbox_ready: None,
+) -> None:
+    """`stop` (the ladder: this run's claim was taken back) is asked before each decision and
+    as each answer comes back: the answer given after it said stop is neither played nor
+    watched, the sandboxed bots' boxes are destroyed, the agent is closed, and MatchStopped
+    says why."""
+    from bots.runner.match import MatchStopped
+    from tests.bots.boxes import own_leftovers
+
+    asked: list[int] = []
+    reason: list[str] = []
+    watched: list[int] = []
+    games: list[Game] = []
+    seen_at_stop: list[int] = []
+
+    def choose(request: RemoteRequest) -> str:
+        asked.append(request.request)
+        if len(asked) == 3:
+            reason.append("taken back: claim 1 no longer holds")
+            seen_at_stop.append(len(watched))
+        return request.legal[0]
+
+    def watch(game: Game, reports: Sequence[SeatReport]) -> None:
+        games[:] = [game]
+        watched.append(len(game.events))
+
+    person = CallableAgent("jo", choose)
+    with pytest.raises(MatchStopped, match="claim 1 no longer holds"):
+        play_match(
+            [load_bot("random"), person, load_bot("greedy")],
+            seed=4,
+            limits=TWO_HANDS,
+            sandboxed=True,
+            watch=watch,
+            stop=lambda: reason[0] if reason else None,
+        )
+    assert asked == [1, 2, 3] and person.closed
+    # The third answer was not applied, nor shown: the game is as the watcher last saw it.
+    assert len(watched) == seen_at_stop[0] and len(games[0].events) == watched[-1]
+    assert own_leftovers() == []

@@ -78,7 +78,7 @@ def test_a_person_starts_a_game_and_is_sent_to_its_page(
         (None, example.versions.get().pk),
         (stranger, None),
     ]
-    assert sent == [(((match.pk,),), {"queue": "play"})]
+    assert sent == [(((match.pk,),), {"queue": "play", "priority": 0})]
 
     # The match page has the live table; the API shows the person's seat.
     shown = client.get(f"/matches/{match.pk}/").content.decode()
@@ -181,3 +181,35 @@ def test_a_match_with_a_person_is_never_rated_and_seats_a_person_once(
     assert [s.holder for s in seats] == [a.bot.display_name, stranger.username, b.bot.display_name]
     with pytest.raises(ValueError, match="person's seat"):
         _ = seats[1].version
+
+
+def test_the_bots_sit_in_the_order_the_person_chose_them(
+    client: Any,
+    stranger: Any,
+    valid_version: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    """Issue 35's walk: the opponents were seated in a random order whatever the order chosen
+    (the service let `match_create` shuffle them). Any shuffle here reverses the list, so a
+    game that shuffled its bots could not pass by luck."""
+    import random
+
+    from ladder.matches import tasks
+
+    monkeypatch.setattr(tasks.run_match, "apply_async", lambda *a, **k: None)
+    monkeypatch.setattr(random.SystemRandom, "shuffle", lambda self, items: items.reverse())
+    # Chosen in an order that is neither the bots' ids' nor its reverse.
+    # The Play page offers the example bots (and the person's own, and the leaderboard's).
+    a, b, c, d = (valid_version(name).bot for name in ("ann", "ben", "cy", "di"))
+    examples = get_user_model().objects.create_user(username="examples")
+    Bot.objects.filter(pk__in=[a.pk, b.pk, c.pk, d.pk]).update(owner=examples)
+    chosen = [c, a, d, b]
+    client.force_login(stranger)
+    form = {"ruleset": "modern", "hands": "1", "seat": "2"}
+    form.update({f"opponent_{i}": str(bot.pk) for i, bot in enumerate(chosen, 1)})
+    with django_capture_on_commit_callbacks(execute=True):
+        assert client.post("/play/", form).status_code == 302
+    seats = Match.objects.get().seats.order_by("seat")
+    assert [s.bot_id for s in seats] == [c.pk, a.pk, None, d.pk, b.pk]
+    assert seats[2].player == stranger

@@ -64,7 +64,9 @@ def test_the_leaderboard_rows_carry_every_column(
     top = next(iter(leaderboard(ruleset="modern")))
     # The bot as owner/name (names are unique per owner only), so no Owner column.
     assert cells[0] == "1" and ">ann/<wbr>alpha</a>" in cells[1]
-    assert cells[2] == str(top.elo) and cells[3] == f"{top.band_low}\u2013{top.band_high}"
+    # One game: provisional, its Elo followed by a "?" saying so.
+    mark = '<abbr class="provisional" title="provisional: 1 rated game so far">?</abbr>'
+    assert cells[2] == f"{top.elo}{mark}" and cells[3] == f"{top.band_low}\u2013{top.band_high}"
     assert cells[4] == "1" and cells[5] == "100%"  # alpha won its one game
     assert f'datetime="{top.last_game.isoformat()}"' in cells[6]
 
@@ -196,6 +198,22 @@ def test_the_match_page_shows_places_think_time_and_faults_per_seat(
     assert cells[0][4] == "1234 ms / 57 decisions"
     assert "timeout \u00d71" in cells[0][5] and "no answer in 1400 ms" in cells[0][5]
     assert cells[1][4] == "0 ms / 0 decisions" and cells[1][5] == "0"
+
+
+def test_a_match_being_played_shows_no_think_time_of_zero(
+    client: Client, valid_version: Any
+) -> None:
+    """The figures are recorded at the end: while the match waits or is played, the page said
+    "0 ms / 0 decisions" for every seat. It shows a dash, which the live table's script
+    replaces with the figures its frames carry (tests/browser/test_play_page_browser.py)."""
+    from ladder.matches.services import match_create
+
+    match = match_create(versions=[valid_version("a"), valid_version("b")], shuffle=False)
+    for status in (Match.Status.QUEUED, Match.Status.RUNNING):
+        Match.objects.filter(pk=match.pk).update(status=status)
+        html = client.get(f"/matches/{match.pk}/").content.decode()
+        cells = re.findall(r'<td class="num" data-label="Think time"([^>]*)>(.*?)</td>', html)
+        assert cells == [(' data-think-seat="0"', "\u2013"), (' data-think-seat="1"', "\u2013")]
 
 
 def test_login_signup_and_new_bot_pages(client: Client, owner: Any) -> None:
