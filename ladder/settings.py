@@ -16,37 +16,47 @@
 | MEDIA_STORAGE_OPTIONS | `{}`: JSON object of the storage class's options |
 | STATIC_ROOT | `<repo>/static`: where `collectstatic` puts the files nginx serves at /static/ |
 | STATIC_STORAGE | `django.contrib.staticfiles.storage.StaticFilesStorage` |
-| CACHE_DIR | `<tmp>/grass-ladder-cache-<uid>`: the web host's file cache (computed replays) |
+| GRASS_CACHE_URL | `redis://127.0.0.1:6379/2`: the shared cache, a Redis database of its own |
+| GRASS_CACHE_KEY_PREFIX | empty: a prefix of the cache's keys (sites sharing its database) |
 | LOG_LEVEL | `INFO`: logs go to stderr (the journal under systemd) |
 | CELERY_WORKER_CONCURRENCY | the machine's cores: matches a worker plays at once |
 | GRASS_SANDBOXED | true: bots run in the OS sandbox (false only on a machine without root) |
 | GRASS_RUNTIME_IMAGE | (this code's image): the bots' runtime image matches are played on |
 | GRASS_MATCH_MAX_ATTEMPTS | 3: runs of one match before it is given up (failed for good) |
-| GRASS_MATCH_STALE_SECONDS | 1800: the longest a match may run; then it is requeued |
+| GRASS_MATCH_STALE_SECONDS | 1800: a match claimed without a heartbeat this long ago is requeued |
 | GRASS_MATCH_FILES_KEEP_DAYS | 0: days a ladder match's log is kept unless watched (0: forever) |
 | GRASS_MATCH_HEARTBEAT_SECONDS | 10: how often a worker playing a match writes its heartbeat |
 | GRASS_SANDBOX_PROOF_SECONDS | 600: how often a match worker proves its sandbox (known bots) |
-| GRASS_HOST_FAULTS_IN_A_ROW | 3: host-fault failures in a row that stop a worker's matches |
+| GRASS_HOST_FAULTS_IN_A_ROW | 3: host faults in a row that stop a worker taking work |
+| GRASS_BREAKER_PROOF_SECONDS | 30: how often a stopped worker proves itself again |
+| GRASS_MATCH_MAX_HOST_FAULTS | 10: host faults after which a match is failed for good |
 | GRASS_MATCH_SILENT_SECONDS | 45: a running match with no heartbeat for this long is requeued |
 | GRASS_MATCH_RESEND_SECONDS | 30: a match queued this long, with no message in Redis, is resent |
 | GRASS_MATCH_SAVE_RETRY_SECONDS | 300: how long a played match's save is retried, database down |
 | GRASS_RECOVER_ON_WORKER_START | false: a starting worker takes back running, queued matches |
 | GRASS_MATCH_CAPACITY | `auto`: most queued + running matches; auto asks the live workers |
+| GRASS_NOW_CAPACITY | `auto`: processes of the pool that plays what someone waits for (`-Q now`) |
+| GRASS_TABLES_CAPACITY | `auto`: people's tables of the table hosts (`-Q tables -P threads`) |
 | GRASS_MATCHES_PER_WORKER_PROCESS | 2: with auto capacity, matches allowed per worker process |
 | GRASS_SEATS_PER_CORE | 8: with auto capacity, seats of queued + running matches per worker core |
 | GRASS_LADDER_TABLES | `modern:2,...,modern:6,classic:4`: ruleset:seats of ladder games |
 | GRASS_DISABLE_AFTER_FORFEITS | 5: forfeits in a row that take a bot off the ladder (0: never) |
+| GRASS_PROVISIONAL_GAMES | 15: a rating is marked provisional (`1620?`) below this many games |
+| GRASS_FAIRPLAY_PAIRS | 1000: pairs of bots the collusion test allows for (bar: this / 0.01) |
 | GRASS_VALIDATE_INLINE | false: uploads are validated by a Celery task (true: during the request) |
 | GRASS_VALIDATION_RESEND_SECONDS | 600: a version pending this long is sent to the workers again |
 | GRASS_SITE_URL | `http://127.0.0.1:8000`: the site's address, for links in webhooks and emails |
 | GRASS_LOGIN_FAILURE_LIMIT | 10: failed logins per account, per address (IPv6: /64) before a lock |
 | GRASS_LOGIN_LOCKOUT_MINUTES | 15: how long the lock lasts after the last failure |
 | GRASS_SIGNUPS_PER_HOUR | 10: accounts one address (IPv6: one /64) may create per hour (0: off) |
+| GRASS_SIGNUPS_PER_HOUR_48 | 20: accounts one IPv6 /48 may create per hour, its /64s together |
+| GRASS_LINK_SIGNUP_DAYS | 30: accounts made from one IPv4 address or /48 this close are linked |
 | GRASS_UPLOADS_PER_HOUR | 20: bot versions one account may upload per hour (0: no limit) |
 | GRASS_PENDING_VERSIONS_PER_ACCOUNT | 3: versions of one account pending validation at once |
 | GRASS_CHALLENGES_PER_DAY | 50: challenges one account may ask for in 24 hours (0: no limit) |
 | GRASS_CHALLENGES_WAITING_PER_ACCOUNT | 5: challenges of one account waiting for a place at once |
-| GRASS_CHALLENGE_SHARE | 25: percent of the match capacity challenges may hold (at least 1) |
+| GRASS_CHALLENGE_SHARE | 25: percent of the `now` pool challenges may hold (at least 1) |
+| GRASS_FIRST_GAMES_SHARE | 25: percent of the `now` pool new versions' first rated games may hold |
 | GRASS_REPLAY_UPLOADS_PER_HOUR | 60: logs one client may open at /replay/ per hour (0: no limit) |
 | GRASS_REPLAY_COMPUTES_PER_HOUR | 300: uncached match replays computed for one client per hour |
 | GRASS_CHANNEL_LAYER_URL | `redis://127.0.0.1:6379/1`: the Redis of live tables (Django Channels) |
@@ -54,7 +64,9 @@
 | GRASS_PLAY_DECISION_SECONDS | 120: a person's time for each decision in the browser |
 | GRASS_PLAY_MAX_HANDS | 5: most hands a person's game may be set to |
 | GRASS_PLAY_GAMES_AT_ONCE | 1: a person's games queued or running at once |
-| GRASS_PLAY_QUEUE | `matches`: the Celery queue of people's games (`play`: a pool of their own) |
+| GRASS_PLAY_QUEUE | `tables`: the queue of people's games (the table host's; `now`: the now pool) |
+| GRASS_PLAY_SHARE | 50: with GRASS_PLAY_QUEUE=now, percent of that pool people's games may hold |
+| GRASS_PLAY_GAMES_MAX | 0: people's games at once on the whole site (0: the table hosts' threads) |
 | GRASS_LIVE_MESSAGE_BYTES | 1024: the longest message a browser may send over a live socket |
 | GRASS_LIVE_MESSAGES_PER_SECOND | 2: messages a socket may send a second (bursts of 10) |
 | GRASS_WEBHOOK_ALLOW_PRIVATE | false: webhooks may reach private, loopback addresses (dev, tests) |
@@ -71,7 +83,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import tempfile
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -151,6 +162,7 @@ INSTALLED_APPS = [
     "ladder.replays",
     "ladder.notifications",
     "ladder.live",
+    "ladder.fairplay",
     # Django Channels: the live tables' WebSockets (ladder/asgi.py, ladder/live/).
     "channels",
     # The benchmarks' management commands (bench/), when the checkout has them.
@@ -300,18 +312,26 @@ LOGGING = {
     "root": {"handlers": ["stderr"], "level": env_str("LOG_LEVEL", "INFO").upper()},
 }
 
-# The cache holds computed replays (seconds of engine work each, ladder/replays) and the counts
-# that limit log uploads, so every gunicorn worker must share it: a directory on the web host
-# (the service's own /tmp under PrivateTmp). A site with several web hosts would use Redis
-# instead (django.core.cache.backends.redis.RedisCache, a database apart from the broker's).
+# The cache is shared by every host (ladder/shared_cache.py): computed replays, the counts of
+# the limits (sign-ups, replays), beat's kept leaderboard counts and anchors, the workers'
+# capacity. It lives in the Redis the site already runs, in a database of its own: a file cache
+# counted per host, and its default folder in /tmp could be made beforehand by any local user
+# with a pickle in it that Django would have run. What is read back is signed with SECRET_KEY
+# (`SignedSerializer`), since unpickling a value planted in Redis would run code too.
+GRASS_CACHE_URL = env_str("GRASS_CACHE_URL", "redis://127.0.0.1:6379/2")
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
-        "LOCATION": env_str(
-            "CACHE_DIR", str(Path(tempfile.gettempdir()) / f"grass-ladder-cache-{os.getuid()}")
-        ),
-        # A replay is up to about 1 MB gzipped: this keeps the directory under about 500 MB.
-        "OPTIONS": {"MAX_ENTRIES": 500},
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": GRASS_CACHE_URL,
+        # Sites (or test runs) sharing one Redis database keep apart by a prefix each.
+        "KEY_PREFIX": env_str("GRASS_CACHE_KEY_PREFIX", ""),
+        "OPTIONS": {
+            "serializer": "ladder.shared_cache.SignedSerializer",
+            # A Redis that does not answer costs a page a second at most per read, not a
+            # hang: every use treats a failure as a miss (ladder/shared_cache.py).
+            "socket_connect_timeout": 1,
+            "socket_timeout": 3,
+        },
     }
 }
 GRASS_REPLAY_COMPUTES_PER_HOUR = env_int("GRASS_REPLAY_COMPUTES_PER_HOUR", 300)
@@ -322,6 +342,13 @@ GRASS_SIGNUPS_PER_HOUR = env_int("GRASS_SIGNUPS_PER_HOUR", 10)
 """Accounts one address may create per clock hour (the sign-up page and the API share the
 count, `ladder.accounts.services.signup_wait`); every address of one IPv6 /64 counts as one
 (`ladder.clients.network_key`). 0 turns the limit off."""
+GRASS_SIGNUPS_PER_HOUR_48 = env_int("GRASS_SIGNUPS_PER_HOUR_48", 20)
+"""Accounts one IPv6 /48 may create per clock hour, counted beside the /64's limit: a /48 holds
+65,536 /64s, so the /64 limit alone let one site make accounts by the thousand. 0 turns it off."""
+GRASS_LINK_SIGNUP_DAYS = env_int("GRASS_LINK_SIGNUP_DAYS", 30)
+"""Accounts signed up from one IPv4 address, or one IPv6 /48, within this many days of each other
+are linked: their bots never share a rated table (`ladder.accounts.models.Seating`,
+docs/fairplay.md). Loopback clients (the machine itself) are never linked. 0: only staff link."""
 GRASS_UPLOADS_PER_HOUR = env_int("GRASS_UPLOADS_PER_HOUR", 20)
 """Bot versions one account may upload in an hour (the API and the upload page together, all of
 its bots; `ladder.bots.services.bot_version_upload_check`): each costs a worker a build and a
@@ -362,6 +389,10 @@ SPECTACULAR_SETTINGS = {
     # Request bodies get their own components (a file upload is not the version it returns).
     "COMPONENT_SPLIT_REQUEST": True,
     "SERVE_INCLUDE_SCHEMA": False,
+    # A row's id in a path (ladder/converters.py): an integer no larger than a row's id can be.
+    "PATH_CONVERTER_OVERRIDES": {
+        "id": {"type": "integer", "format": "int64", "minimum": 0, "maximum": 2**63 - 1}
+    },
     "ENUM_NAME_OVERRIDES": {
         "MatchStatusEnum": "ladder.matches.models.Match.Status",
         "VersionStatusEnum": "ladder.bots.models.BotVersion.Status",
@@ -376,29 +407,33 @@ CELERY_TASK_IGNORE_RESULT = True
 # Each worker process plays one match at a time, and a match keeps about one core busy (its bots
 # think in turn): as many processes as cores. `--concurrency` on the command line wins.
 CELERY_WORKER_CONCURRENCY = env_int("CELERY_WORKER_CONCURRENCY", 0) or None
-# Three queues. `matches`: the ladder's games, and `challenges`: authors' challenges, on match
-# workers (`-Q matches,challenges`), which take them in turn, so a challenge is played soon
-# however many ladder matches are queued, while the share of room challenges may hold
-# (GRASS_CHALLENGE_SHARE) keeps them from crowding rated play out. `celery` (the default queue,
-# so every task not routed elsewhere): the quick work (validations, the matchmaker, the sweeps,
-# webhook deliveries, tournaments' steps), on quick workers (`-Q celery`) that never take a
-# match, so an upload's verdict waits for its own validation game only, however busy the ladder
-# is: a worker taking every queue had every process playing a game while validations and ticks
-# piled up behind them. `make run` (Procfile) and deploy/systemd run both pools; a worker
-# without -Q (the tests) takes all three.
+# Four queues. `matches`: the ladder's background games, on the match workers (`-Q matches`),
+# which the matchmaker keeps busy. `now`: the work someone waits for (a person's game, a
+# challenge, a new version's first rated game: `ladder.matches.lanes`), on a pool of its own
+# (`-Q now,challenges`) that never takes a background game, so none of it waits for a ladder
+# game to end; each kind holds its share of that pool (GRASS_PLAY_SHARE, GRASS_CHALLENGE_SHARE,
+# GRASS_FIRST_GAMES_SHARE) and is taken first by its message's priority. `challenges`: where
+# challenges went before `now`; its pool still reads it, for messages sent before an upgrade.
+# `celery` (the default queue, so every task not routed elsewhere): the quick work
+# (validations, the matchmaker, the sweeps, webhook deliveries, tournaments' steps), on quick
+# workers (`-Q celery`) that never take a match, so an upload's verdict waits for its own
+# validation game only, however busy the ladder is. `make run` (Procfile) and deploy/systemd
+# run the three pools; a worker without -Q (the tests) takes every queue.
 CELERY_TASK_DEFAULT_QUEUE = "celery"
-# People's games (`ladder.live`) go to GRASS_PLAY_QUEUE: `matches` unless the site says
-# otherwise. They wait on a person most of their time, so a busy site may give them a pool of
-# their own (GRASS_PLAY_QUEUE=play and workers with `-Q play` and more processes than cores),
-# where they never hold a process meant for the ladder's games (docs/live-operations.md).
-GRASS_PLAY_QUEUE = env_str("GRASS_PLAY_QUEUE", "matches")
+# People's games (`ladder.live`) go to GRASS_PLAY_QUEUE: `tables`, the table host's queue (a
+# worker with a pool of threads, `-P threads`, one per table: a person's game mostly waits for
+# the person, so it holds a thread, not a process; ladder/matches/lanes.py, docs/play.md). A
+# site may send them to `now` instead, where they hold GRASS_PLAY_SHARE of that pool.
+GRASS_PLAY_QUEUE = env_str("GRASS_PLAY_QUEUE", "tables")
 CELERY_TASK_QUEUES = (
     Queue("celery"),
     Queue("matches"),
+    Queue("now"),
     Queue("challenges"),
+    Queue("tables"),
     *(
         [Queue(GRASS_PLAY_QUEUE)]
-        if GRASS_PLAY_QUEUE not in ("celery", "matches", "challenges")
+        if GRASS_PLAY_QUEUE not in ("celery", "matches", "now", "challenges", "tables")
         else []
     ),
 )
@@ -418,17 +453,27 @@ GRASS_MATCH_MAX_ATTEMPTS = env_int("GRASS_MATCH_MAX_ATTEMPTS", 3)
 """How many times one match is run (claimed) before it is failed for good; see
 `ladder.matches.services.match_requeue_stale` and `match_retry_failed`."""
 GRASS_MATCH_STALE_SECONDS = env_int("GRASS_MATCH_STALE_SECONDS", 30 * 60)
-"""The longest a match may run: one "running" for longer is requeued whatever its heartbeat
-says (a worker hung mid-match). It must exceed the longest real match, or a slow match would be
-played a second time. Also the fallback for lost messages when the broker cannot be read."""
+"""A running match claimed without a heartbeat (by a worker of an earlier release) this long
+ago is requeued. A match whose worker beats is never taken back for its age, however long it
+plays (issue 35: a person's long game was taken back and played twice); a hung run stops
+beating by itself (`ladder.matches.heartbeat.Progress`). Also the fallback for lost messages
+when the broker cannot be read."""
 GRASS_SANDBOX_PROOF_SECONDS = env_int("GRASS_SANDBOX_PROOF_SECONDS", 600)
 """How often a match worker proves its sandbox again (the known bot of each language makes a
 decision, `bots.runner.proof`): a worker whose host breaks while it runs stops taking matches
 instead of failing them. It proves at start too, and after any match failed for a host fault."""
 GRASS_HOST_FAULTS_IN_A_ROW = env_int("GRASS_HOST_FAULTS_IN_A_ROW", 3)
-"""Matches in a row failed for host faults after which a worker stops taking matches, even if
-its sandbox proves sound: a worker that fails matches much faster than its peers must not
-swallow the queue."""
+"""Host faults in a row (matches or validations, `bots.runner.faults`) after which a worker
+stops taking work, even if its checks pass: a worker that fails work much faster than its
+peers must not swallow the queue (`ladder.matches.breaker`)."""
+GRASS_BREAKER_PROOF_SECONDS = env_int("GRASS_BREAKER_PROOF_SECONDS", 30)
+"""How often a worker stopped by its breaker proves itself again (media, runtime image,
+sandbox, known bots); it takes work again after the first proof that passes. 0: never (only
+a restart takes it back)."""
+GRASS_MATCH_MAX_HOST_FAULTS = env_int("GRASS_MATCH_MAX_HOST_FAULTS", 10)
+"""Host faults after which one match is failed for good, unrated ("gave up after N host
+faults"): a host fault does not use up its attempts, but a match that breaks every worker it
+reaches (a fault this code does not foresee) must not go round them for ever."""
 GRASS_MATCH_HEARTBEAT_SECONDS = env_int("GRASS_MATCH_HEARTBEAT_SECONDS", 10)
 """How often the worker playing a match writes its heartbeat into the match's row."""
 GRASS_MATCH_SILENT_SECONDS = env_int("GRASS_MATCH_SILENT_SECONDS", 45)
@@ -466,6 +511,14 @@ workers how many processes they have (`ladder.matchmaking.capacity`) and allow
 GRASS_MATCHES_PER_WORKER_PROCESS each, so a worker always finds its next match waiting, a
 worker host added or lost changes the flow within a minute, and with no worker up nothing
 is queued."""
+GRASS_NOW_CAPACITY = env_int_or_auto("GRASS_NOW_CAPACITY", None)
+"""The processes of the pool of the work someone waits for (the `now` queue,
+`ladder.matches.lanes`), of which each lane holds its share. None (`auto`): the pool
+processes of the live workers that read `now`."""
+GRASS_TABLES_CAPACITY = env_int_or_auto("GRASS_TABLES_CAPACITY", None)
+"""The people's tables of the table hosts (the people's queue, GRASS_PLAY_QUEUE, when it is
+not `now`): how many people's games may be queued or running at once. None (`auto`): the pool
+threads of the live workers that read that queue."""
 GRASS_MATCHES_PER_WORKER_PROCESS = env_int("GRASS_MATCHES_PER_WORKER_PROCESS", 2)
 GRASS_SEATS_PER_CORE = env_int("GRASS_SEATS_PER_CORE", 8)
 """With `auto` capacity, the seats of queued + running matches are also kept within this many
@@ -481,6 +534,15 @@ ruleset's leaderboard fills and bots are rated at every table size they may meet
 GRASS_DISABLE_AFTER_FORFEITS = env_int("GRASS_DISABLE_AFTER_FORFEITS", 5)
 """A bot that forfeits this many ladder games in a row is left out by the matchmaker until a new
 version passes validation (0: never)."""
+GRASS_PROVISIONAL_GAMES = env_int("GRASS_PROVISIONAL_GAMES", 15)
+"""A rating is shown as provisional (`ratings.elo.provisional`) while the bot has played fewer
+rated games than this in its ruleset, or its newest valid version has. 15 is where the rating
+stops moving fast: K has fallen to a quarter of a first game's (200 to 50) and the band to half
+its first width (+/-300 to +/-150, the spread of the whole ladder). docs/ratings.md."""
+GRASS_FAIRPLAY_PAIRS = env_int("GRASS_FAIRPLAY_PAIRS", 1000)
+"""How many pairs of bots the collusion test allows for (`ladder.fairplay.detect.bar`): a pair
+is flagged when its evidence reaches this / ALPHA, so that the chance any honest pair among
+this many is ever flagged stays under ALPHA (docs/fairplay.md)."""
 GRASS_CHALLENGES_PER_DAY = env_int("GRASS_CHALLENGES_PER_DAY", 50)
 """Challenges (unrated matches on demand, `ladder.challenges`) one account may ask for in any 24
 hours, rematches included; past it the API answers 429 with Retry-After (0: no limit). Each
@@ -488,11 +550,16 @@ costs a worker a whole game."""
 GRASS_CHALLENGES_WAITING_PER_ACCOUNT = env_int("GRASS_CHALLENGES_WAITING_PER_ACCOUNT", 5)
 """Challenges of one account waiting for a place at once (more: 429 until one is sent)."""
 GRASS_CHALLENGE_SHARE = env_int("GRASS_CHALLENGE_SHARE", 25)
-"""The percent of the match capacity (GRASS_MATCH_CAPACITY, or sized from the live workers)
-that challenges may hold, queued or running, at any time; at least one match while a worker
-is up. The matchmaker fills the rest with rated games, so rated play keeps the other 75%
-however many challenges wait; challenges beyond the share wait their turn, one account's
-after another's (`ladder.challenges.services.challenge_dispatch`)."""
+"""The percent of the `now` pool's processes (GRASS_NOW_CAPACITY, or sized from the live
+workers) that challenges may hold, queued or running, at any time; at least one while that
+pool is up. Challenges beyond it wait their turn, one account's after another's
+(`ladder.challenges.services.challenge_dispatch`); people's games and first games keep their
+own shares however many challenges wait."""
+GRASS_FIRST_GAMES_SHARE = env_int("GRASS_FIRST_GAMES_SHARE", 25)
+"""The percent of the `now` pool's processes that the fast lane may hold: the first rated game
+in the home page's ruleset of a new bot or a new version, seated at once by the matchmaker
+(`ladder.matchmaking.services.matchmaker_first_games`) instead of waiting for a background
+game to end; at least one while that pool is up."""
 GRASS_VALIDATE_INLINE = env_bool("GRASS_VALIDATE_INLINE", False)
 """Validate an upload during the request (the author gets the verdict at once) instead of in
 the `validate_version` task. The tests turn it on; production enqueues the task."""
@@ -525,6 +592,36 @@ CHANNEL_LAYERS: dict[str, dict[str, Any]] = {
         },
     }
 }
+
+
+def _redis_database(url: str) -> tuple[object, ...]:
+    """Where a Redis URL points: host, port or socket, and database number."""
+    from redis.connection import parse_url
+
+    try:
+        parts = parse_url(url)  # type: ignore[no-untyped-call]
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{url!r} is not a Redis URL: {exc}") from None
+    return (
+        parts.get("host", "localhost"),
+        parts.get("port", 6379),
+        parts.get("path"),
+        parts.get("db", 0),
+    )
+
+
+# Clearing Django's Redis cache empties its whole database (FLUSHDB): sharing one with the
+# broker would lose every queued match and validation, with the channel layer every live table.
+if _redis_database(GRASS_CACHE_URL) in (
+    _redis_database(CELERY_BROKER_URL),
+    _redis_database(CHANNEL_LAYERS["default"]["CONFIG"]["hosts"][0]["address"]),
+):
+    raise ImproperlyConfigured(
+        f"GRASS_CACHE_URL ({GRASS_CACHE_URL}) must name a Redis database of its own, not the "
+        "broker's (CELERY_BROKER_URL) or the live tables' (GRASS_CHANNEL_LAYER_URL): clearing "
+        "the cache empties its whole database"
+    )
+
 GRASS_LIVE_FRAMES_PER_SECOND = env_int("GRASS_LIVE_FRAMES_PER_SECOND", 4)
 """At most this many frames a second of each running match go to its watchers (a person's
 game also sends one whenever the person is asked); 0 sends none for bots' games."""
@@ -532,10 +629,22 @@ GRASS_PLAY_DECISION_SECONDS = env_int("GRASS_PLAY_DECISION_SECONDS", 120)
 """A person's time for each decision of a game in the browser; then the safe default plays and
 it is a strike, as for a bot (three strikes forfeit the game)."""
 GRASS_PLAY_MAX_HANDS = env_int("GRASS_PLAY_MAX_HANDS", 5)
-"""The most hands a person's game may be set to: a game holds a worker process while the
-person thinks, and must end well within GRASS_MATCH_STALE_SECONDS."""
+"""The most hands a person's game may be set to. (A game of any length is played once: its
+worker's heartbeat keeps it, issue 35; on the table host it holds a thread, not a process.)"""
 GRASS_PLAY_GAMES_AT_ONCE = env_int("GRASS_PLAY_GAMES_AT_ONCE", 1)
 """A person's games queued or running at once; the Play page refuses another until one ends."""
+GRASS_PLAY_SHARE = env_int("GRASS_PLAY_SHARE", 50)
+"""With GRASS_PLAY_QUEUE=now only: the percent of the `now` pool's processes
+(GRASS_NOW_CAPACITY, or sized from the live workers) that people's games may hold, queued or
+running, on the whole site; at least one game while that pool is up. There a person's game
+holds a worker process while the person thinks, so, as with challenges (GRASS_CHALLENGE_SHARE),
+the other lanes keep the rest however many people ask; the Play page refuses a game past it,
+saying so (`ladder.matchmaking.capacity.person_places`). On the table host (the default) people's
+games may hold as many tables as the live table hosts have threads."""
+GRASS_PLAY_GAMES_MAX = env_int("GRASS_PLAY_GAMES_MAX", 0)
+"""People's games queued or running at once on the whole site, when set (> 0), instead of
+the table hosts' threads (or GRASS_PLAY_SHARE of the `now` pool): a cap below what the hosts
+could hold (the bots' boxes of every table share the hosts' cores and memory)."""
 GRASS_LIVE_MESSAGE_BYTES = env_int("GRASS_LIVE_MESSAGE_BYTES", 1024)
 """The longest message a browser may send on a live socket: a longer one closes the socket."""
 GRASS_LIVE_MESSAGES_PER_SECOND = env_int("GRASS_LIVE_MESSAGES_PER_SECOND", 2)
@@ -591,11 +700,13 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expire_seconds": 30},
     },
     # Versions left pending (a lost task message, a sandbox that would not start) are sent to
-    # the workers again after GRASS_VALIDATION_RESEND_SECONDS.
+    # the workers again after GRASS_VALIDATION_RESEND_SECONDS; those whose message never
+    # reached Redis (it was down at the upload) at the first sweep, so every 15 s: such an
+    # upload is sent within 15 s of Redis's return (the sweep reads pending versions only).
     "validations": {
         "task": "ladder.bots.tasks.sweep_validations",
-        "schedule": 60.0,
-        "options": {"expire_seconds": 60},
+        "schedule": 15.0,
+        "options": {"expire_seconds": 15},
     },
     # Challenges waiting for a place are sent once the workers have room for them (also done
     # at once when one is asked for and when a challenge's match settles).

@@ -78,8 +78,12 @@ class ReadyBox:
         """Whether the waiter is up (bubblewrap's set-up done, sh running), waiting for it at
         most `timeout` seconds."""
         if not self.up:
-            readable, _, _ = select.select([self.proc.stdout], [], [], timeout)
-            if readable:
+            # poll, not select: a table host's process holds thousands of descriptors, and
+            # select() refuses any numbered past 1,023 (ValueError: every match of a host
+            # with 500 tables failed on it, bench_tables).
+            poller = select.poll()
+            poller.register(self.proc.stdout, select.POLLIN)
+            if poller.poll(max(0.0, timeout) * 1000):
                 try:
                     said = os.read(self.proc.stdout, 1)
                 except BlockingIOError:

@@ -10,12 +10,17 @@ more such function and put it in WORKER_START_CHECKS.
 
 from __future__ import annotations
 
+import errno
 import logging
+import mmap
 import os
 import secrets
 import socket
+import struct
+import threading
 import time
 from collections.abc import Callable
+from contextlib import suppress
 from typing import Any
 
 from django.conf import settings
@@ -39,7 +44,12 @@ the site's (an empty local folder where the shared mount should be)."""
 def takes_matches(consumer: Any) -> bool:
     """Whether a worker's consumer reads the matches queue (its -Q, less the queues it
     cancelled since)."""
-    queue = match_queue()
+    return takes_queue(consumer, match_queue())
+
+
+def takes_queue(consumer: Any, queue: str) -> bool:
+    """Whether a worker's consumer reads `queue` (its -Q, less the queues it cancelled
+    since)."""
     task_consumer = getattr(consumer, "task_consumer", None)
     if task_consumer is None:  # not consuming yet: what it was started to take
         return queue in consumer.app.amqp.queues.consume_from
@@ -51,25 +61,33 @@ def media_refusal() -> str | None:
     and deleted through Django's storage API (what matches use for logs and bots), then the
     newest uploads the database names looked for, since a storage that works but is not the
     shared one (the mount missing, MEDIA_ROOT pointing elsewhere) would fail every match with
-    FileNotFoundError on the bots' files."""
+    FileNotFoundError on the bots' files. A storage that is there but full passes: matches go
+    on, their logs waiting in the database (issue 36: the periodic proof checks media too, and
+    must not stop every worker of a site whose disk filled up)."""
     storage = storages["default"]
     where = _where(storage)
     host, pid = socket.gethostname(), os.getpid()
     data = f"media probe of {host} pid {pid}\n".encode()
+    requested = f"{PROBE_FOLDER}/{host}-{pid}-{secrets.token_hex(8)}.txt"
     try:
-        name = storage.save(
-            f"{PROBE_FOLDER}/{host}-{pid}-{secrets.token_hex(8)}.txt", ContentFile(data)
-        )
+        name = storage.save(requested, ContentFile(data))
         try:
             with storage.open(name, "rb") as probe:
                 back = probe.read()
         finally:
             storage.delete(name)
+    except OSError as exc:
+        if exc.errno not in FULL:
+            return _probe_failed(where, exc)
+        # Full, not gone: a played match keeps its result and its log waits in the database
+        # (PendingLog) until there is room, so a full disk stops no worker; the uploads are
+        # still looked for below.
+        logger.warning("the media storage (%s) is full: %s", where, exc)
+        with suppress(OSError):
+            storage.delete(requested)  # the empty file the failed write left
+        back = data
     except Exception as exc:
-        return (
-            f"the media storage ({where}) failed to write, read and delete a probe file: "
-            f"{type(exc).__name__}: {exc}"
-        )
+        return _probe_failed(where, exc)
     if back != data:
         return f"the media storage ({where}) gave back other bytes than a probe file's"
     newest = list(
@@ -84,6 +102,17 @@ def media_refusal() -> str | None:
             "MEDIA_STORAGE point elsewhere (deploy/README.md, 'Media')"
         )
     return None
+
+
+FULL = (errno.ENOSPC, errno.EDQUOT)
+"""The errors of a media storage that is there but has no room."""
+
+
+def _probe_failed(where: str, exc: BaseException) -> str:
+    return (
+        f"the media storage ({where}) failed to write, read and delete a probe file: "
+        f"{type(exc).__name__}: {exc}"
+    )
 
 
 def _where(storage: Storage) -> str:
@@ -108,9 +137,27 @@ def sandbox_refusal() -> str | None:
     return None
 
 
-_PROVED = {"at": -1e18, "host_faults": 0}
-"""This process's last passing proof (monotonic time) and its matches failed in a row for
-host faults."""
+_PROVED = mmap.mmap(-1, 8)
+"""The worker's last passing proof (a monotonic time: the clock is the host's), in memory the
+worker shares with the pool processes it forks (an anonymous shared mapping, made when the
+module is imported, before the pool starts). The proof at start runs in the main process,
+after the pool forked: with a clock of each process's own, every pool process proved again
+before its first match (a person's game started 10 s late), and each again every period."""
+PROOF_AHEAD = 0.75
+"""After a task, a proof older than this part of GRASS_SANDBOX_PROOF_SECONDS is run at once
+(`proof_ahead`), so that the next match does not wait for it."""
+
+
+def proof_clock() -> float:
+    """When the last proof passed (monotonic time)."""
+    return float(struct.unpack("d", _PROVED[:8])[0])
+
+
+def proof_clock_set(at: float) -> None:
+    _PROVED[:8] = struct.pack("d", at)
+
+
+proof_clock_set(-1e18)  # never
 
 
 def proof_refusal() -> str | None:
@@ -123,38 +170,55 @@ def proof_refusal() -> str | None:
     if problems:
         said = "; ".join(f"{language}: {why}" for language, why in sorted(problems.items()))
         return f"the known bots fail on this host: {said}"
-    _PROVED["at"] = time.monotonic()
+    proof_clock_set(time.monotonic())
     return None
 
 
-def proof_due_refusal() -> str | None:
-    """Before a match: a proof when the last one is older than GRASS_SANDBOX_PROOF_SECONDS
-    (in this process), and why it failed, or None."""
-    if not settings.GRASS_SANDBOXED:
+def proof_ahead() -> str | None:
+    """After a task (`tasks.prove_ahead`): when the proof will be due within a quarter of its
+    period, run it now, while no match waits for this process, and say why it failed (or None).
+    A failure changes nothing here: the next match finds the proof due and is refused as
+    `proof_due_refusal` says."""
+    age = time.monotonic() - proof_clock()
+    if age < settings.GRASS_SANDBOX_PROOF_SECONDS * PROOF_AHEAD:
         return None
-    if time.monotonic() - _PROVED["at"] < settings.GRASS_SANDBOX_PROOF_SECONDS:
+    return _prove_now()
+
+
+def proof_due_refusal() -> str | None:
+    """Before a match or a validation: when the last proof is older than
+    GRASS_SANDBOX_PROOF_SECONDS (in this process), the media storage checked (a probe written,
+    read and deleted; the newest uploads found) and the known bots proved, and why either
+    failed, or None. The media is checked here as well as at start: a mount lost after the
+    start failed every match with FileNotFoundError (issue 36)."""
+    if time.monotonic() - proof_clock() < settings.GRASS_SANDBOX_PROOF_SECONDS:
+        return None
+    # On a table host the tasks are threads of one process: one of them proves, the others
+    # wait for it and read its clock, instead of proving the host side by side.
+    with _PROVING:
+        if time.monotonic() - proof_clock() < settings.GRASS_SANDBOX_PROOF_SECONDS:
+            return None
+        return _prove_now()
+
+
+_PROVING = threading.Lock()
+
+
+def _prove_now() -> str | None:
+    refusal = media_refusal()
+    if refusal is not None:
+        return refusal
+    if not settings.GRASS_SANDBOXED:
+        proof_clock_set(time.monotonic())
         return None
     return proof_refusal()
 
 
-def after_match_refusal(*, status: str, failure_reason: str) -> str | None:
-    """After a match: why this worker must stop taking matches, or None. A match failed for a
-    host fault (`bots.runner.match.Referee.check_host`) makes it prove its sandbox again at
-    once; GRASS_HOST_FAULTS_IN_A_ROW of them stop it even when the proof passes (a fault the
-    proof does not see must not make it swallow the queue)."""
-    if status == "failed" and "host fault" in failure_reason:
-        _PROVED["host_faults"] += 1
-        refusal = proof_refusal()
-        if refusal is not None:
-            return refusal
-        if _PROVED["host_faults"] >= settings.GRASS_HOST_FAULTS_IN_A_ROW:
-            return (
-                f"{_PROVED['host_faults']} matches in a row failed for host faults "
-                f"(the last: {failure_reason[:500]})"
-            )
-    elif status == "finished":
-        _PROVED["host_faults"] = 0
-    return None
+def after_fault_refusal() -> str | None:
+    """After a match failed for a host fault: the media storage and the known bots checked at
+    once, and why either failed, or None (`ladder.breaker.breaker_host_fault`: a refusal stops
+    the worker at its first fault)."""
+    return media_refusal() or proof_refusal()
 
 
 WORKER_START_CHECKS: tuple[Callable[[], str | None], ...] = (

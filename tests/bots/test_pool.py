@@ -166,3 +166,38 @@ def test_the_waiter_becomes_each_languages_command() -> None:
         assert case.endswith("exec " + " ".join(shlex.quote(arg) for arg in lang.command))
         for name, value in lang.env:
             assert f"export {name}={shlex.quote(value)};" in case
+
+
+@pytest.fixture
+def descriptors_past_1024() -> Iterator[None]:
+    """This process holds descriptors numbered past 1,023, as a table host's does with its
+    hundreds of tables' pipes and sockets: every descriptor opened next is numbered higher."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 2048:
+        pytest.fail(f"the hard limit on open files is {hard}: the test needs 2048")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 2048), hard))
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        yield
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_a_box_made_by_a_process_with_many_descriptors_starts_its_bot(
+    empty_pool: pool.Pool, descriptors_past_1024: None
+) -> None:
+    """select() refuses a descriptor past 1,023 (ValueError): on a table host with 500
+    tables every match failed so (bench_tables); the waiter's pipe is polled instead."""
+    empty_pool.fill(LIMITS, 1)
+    (ready,) = empty_pool.ready
+    assert ready.proc.stdout > 1024
+    assert ready.wait_up()
+    proc, box, _ = start_bot(ECHO, True)
+    try:
+        assert box is ready.box and answers(proc) == READY
+    finally:
+        stop_bot(proc, box, None)

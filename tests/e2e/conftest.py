@@ -8,6 +8,11 @@ a test can kill it and everything it started, as the OOM killer or a power cut w
 Workers run as the worker's unprivileged user (GRASS_WORKER_USER, `grass`, made by
 deploy/install-box.sh), as in production: they reach root only through the box program's sudo
 rule, whose installed copy must be this checkout's (installed again here when it is not).
+
+Host-wide state: every worker sweeps the host's dead boxes as it starts (and the teardown of a
+test that killed one sweeps too), so every file here runs alone, in the host-wide group
+(tests/conftest.py); the broker and the channel layer are this process's databases of the
+run's own Redis (tests/redis_server.py), and the test database is this process's own.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import os
 import pwd
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -26,12 +32,14 @@ from pathlib import Path
 
 import pytest
 
+from tests import redis_server
 from tests.ladder.conftest import (  # noqa: F401  (fixtures used by this folder's tests)
     _empty_cache,
     _unavailable,
     django_db_setup,
     example_file,
     owner,
+    owners,
     postgres_ready,
     sandbox_ready,
     stranger,
@@ -43,13 +51,16 @@ REPO = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="session")
 def redis_ready() -> None:
+    """The run's own Redis (tests/redis_server.py) answers."""
     import redis
     from django.conf import settings
 
+    if not os.environ.get(redis_server.URL_VARIABLE):
+        redis_server.unavailable()
     try:
         redis.Redis.from_url(settings.CELERY_BROKER_URL, socket_timeout=3).ping()
     except redis.RedisError as exc:
-        _unavailable("Redis", exc)
+        redis_server.unavailable(exc)
 
 
 WORKER_USER = os.environ.get("GRASS_WORKER_USER", "grass")
@@ -81,6 +92,21 @@ def worker_user() -> pwd.struct_passwd:
             "/usr/bin/python3)"
         )
     return user
+
+
+def e2e_cache_env() -> dict[str, str]:
+    """The shared cache of a test's site processes: this test process's cache database of the
+    run's Redis (`ladder.settings_test.redis_url_for`) and a key prefix of the test's own, so no
+    test reads another's entries and none is flushed."""
+    from django.conf import settings
+
+    from ladder.settings_test import redis_url_for
+
+    broker: str = settings.CELERY_BROKER_URL
+    return {
+        "GRASS_CACHE_URL": redis_url_for("cache", broker.rsplit("/", 1)[0]),
+        "GRASS_CACHE_KEY_PREFIX": f"e2e-{os.getpid()}-{time.monotonic_ns()}",
+    }
 
 
 def as_user(user: pwd.struct_passwd) -> list[str]:
@@ -154,8 +180,8 @@ def celery_env(
 
     media = Path(settings.MEDIA_ROOT)  # type: ignore[attr-defined]
     media.chmod(0o777)
-    cache = Path(tempfile.mkdtemp(prefix="grass-e2e-cache-"))
-    os.chown(cache, worker_user.pw_uid, worker_user.pw_gid)
+    home = Path(tempfile.mkdtemp(prefix="grass-e2e-home-"))
+    os.chown(home, worker_user.pw_uid, worker_user.pw_gid)
 
     db = connection.settings_dict
     env: dict[str, str]
@@ -168,37 +194,44 @@ def celery_env(
         "DJANGO_SETTINGS_MODULE": "ladder.settings",
         "SECRET_KEY": "e2e-" + "k" * 40,
         "DATABASE_URL": url,
-        "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,  # type: ignore[attr-defined]
+        # This process's databases of the run's own Redis: broker and live tables.
+        **redis_server.site_env(),
         "MEDIA_ROOT": str(settings.MEDIA_ROOT),  # type: ignore[attr-defined]
-        # The workers' file cache (replays, the matchmaker's count of workers): this test's own.
-        "CACHE_DIR": str(cache),
+        # The workers' shared cache (replays, the matchmaker's count of workers): this test's
+        # own keys, in the database beside the tests' brokers.
+        **e2e_cache_env(),
         "GRASS_SANDBOXED": "true",
         "GRASS_VALIDATE_INLINE": "false",
         "PYTHONUNBUFFERED": "1",
         # libpq names the workers' and beat's sessions, so teardown waits for theirs alone.
         "PGAPPNAME": E2E_APPLICATION,
         # No file of the test's own (it is root's) for a worker to touch.
-        "HOME": str(cache),
+        "HOME": str(home),
     }
     yield env
-    shutil.rmtree(cache, ignore_errors=True)
+    shutil.rmtree(home, ignore_errors=True)
 
 
 @pytest.fixture
 def celery(
     celery_env: dict[str, str], tmp_path: Path, worker_user: pwd.struct_passwd
 ) -> Iterator[Callable[..., CeleryProcess]]:
-    """`celery(kind, concurrency=1, queues=None, as_root=False, **env)`: start a worker or
-    beat; all are stopped after the test (beat first, so no new work arrives while workers
-    finish theirs). Workers run as the worker's unprivileged user, as in production, unless
+    """`celery(kind, concurrency=1, queues=None, pool="prefork", as_root=False,
+    ready_timeout=60, **env)`:
+    start a worker or beat, and wait up to `ready_timeout` s for it to say it is ready (a
+    worker proves every language's known bot first: a minute or more on a loaded machine).
+    All are stopped after the test (beat first, so no new work arrives while workers finish
+    theirs). Workers run as the worker's unprivileged user, as in production, unless
     `as_root` (the box program reads GRASS_RUNTIME_ROOT from a root caller only).
 
-    The broker's queue is emptied first: a message left by an earlier run names rows of a
-    database that no longer exists.
+    The broker's queue (a database of the run's own Redis) is emptied first: a message left by
+    an earlier test names rows that no longer exist.
     """
-    import redis
-
-    redis.Redis.from_url(celery_env["CELERY_BROKER_URL"]).flushdb()
+    broker = celery_env["CELERY_BROKER_URL"]
+    # A test's private Redis (test_broker_restart's, which it kills) starts empty and is not
+    # the run's: only the run's own is emptied.
+    if redis_server.is_the_runs(broker):
+        redis_server.emptied(broker).close()
     started: list[CeleryProcess] = []
 
     def start(
@@ -206,7 +239,9 @@ def celery(
         *,
         concurrency: int = 1,
         queues: str | None = None,
+        pool: str = "prefork",
         as_root: bool = False,
+        ready_timeout: float = 60.0,
         **env: str,
     ) -> CeleryProcess:
         index = len(started)
@@ -218,7 +253,7 @@ def celery(
             command += [
                 "worker",
                 f"--concurrency={concurrency}",
-                "--pool=prefork",
+                f"--pool={pool}",  # threads: the table host
                 "--loglevel=info",
                 f"--hostname=e2e{index}@%h",
                 "--without-gossip",
@@ -243,7 +278,7 @@ def celery(
             )
         process = CeleryProcess(f"{kind} {index}", popen, output)
         started.append(process)
-        process.wait_for(ready, timeout=60)
+        process.wait_for(ready, timeout=ready_timeout)
         return process
 
     yield start
@@ -258,6 +293,61 @@ def celery(
 
         sandbox.sweep()
     _wait_for_other_sessions_to_close()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def asgi_server(celery_env: dict[str, str], tmp_path: Path) -> Iterator[str]:
+    """The site under daphne (its `runserver`: HTTP, static files and WebSockets), on the
+    test's database, broker and channel layer (the channel layer fixture empties it). Yields
+    its address. A person's decisions there last GRASS_PLAY_DECISION_SECONDS=30."""
+    from tests.ladder.live.conftest import layer_url
+
+    port = free_port()
+    env = {
+        **celery_env,
+        "DEBUG": "true",  # runserver serves the static files only then
+        # A missed request would cost the test this long (never waited for when all goes well).
+        "GRASS_PLAY_DECISION_SECONDS": "30",
+        "GRASS_CHANNEL_LAYER_URL": layer_url(),
+        "PGAPPNAME": E2E_APPLICATION,
+    }
+    output = tmp_path / "daphne.log"
+    with output.open("wb") as sink:
+        server = subprocess.Popen(
+            [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],
+            cwd=REPO,
+            env=env,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                break
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                log = output.read_text()[-3000:]
+                raise AssertionError(f"daphne did not start:\n{log}") from None
+            time.sleep(0.2)
+    while "Daphne" not in output.read_text(errors="replace"):  # the ASGI server, not WSGI's
+        assert server.poll() is None and time.monotonic() < deadline, output.read_text()[-3000:]
+        time.sleep(0.2)
+    yield base
+    server.terminate()
+    try:
+        server.wait(10)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.pid, 9)
+        server.wait(10)
 
 
 def _wait_for_other_sessions_to_close(timeout: float = 10.0) -> None:

@@ -9,9 +9,9 @@ only show on a developer's machine.
 
 The run is pointed at private resources so that it cannot disturb anything: a fresh SQLite
 file, media and cache folders in a folder of the worker's user (`make run`, as root, runs every
-process of the site as that user), the tests' Redis database
-(GRASS_TEST_BROKER_URL, emptied first) and a free port. With CELERY_BROKER_URL set, the
-Makefile starts no Redis of its own. Every other setting is the development default, as a
+process of the site as that user), the test process's databases of the run's own Redis
+(tests/redis_server.py; the broker's emptied first) and a free port. With CELERY_BROKER_URL
+set, the Makefile starts no Redis of its own. Every other setting is the development default, as a
 developer who types `make run` gets it.
 
 honcho starts each Procfile process in a session of its own (so that Ctrl-C in the terminal
@@ -40,7 +40,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.e2e.conftest import REPO
+from tests import redis_server
+from tests.e2e.conftest import REPO, e2e_cache_env
 from tests.ladder.conftest import _unavailable
 
 pytestmark = pytest.mark.usefixtures("sandbox_ready", "redis_ready")
@@ -58,7 +59,6 @@ STOP_TIMEOUT = 30.0
 # Variables that would change what `make run` does; the test sets its own or none at all.
 SETTINGS_VARIABLES = {
     "ALLOWED_HOSTS",
-    "CACHE_DIR",
     "DATABASE_URL",
     "DEBUG",
     "LOG_LEVEL",
@@ -156,8 +156,9 @@ def _make_run_env(tmp_path: Path, address: str, broker: str) -> dict[str, str]:
         **env,
         "DATABASE_URL": f"sqlite:///{tmp_path / 'ladder.sqlite3'}",
         "MEDIA_ROOT": str(tmp_path / "media"),
-        "CACHE_DIR": str(tmp_path / "cache"),
+        **e2e_cache_env(),
         "STATIC_ROOT": str(tmp_path / "static"),
+        **redis_server.site_env(),
         "CELERY_BROKER_URL": broker,
         "WEB_ADDR": address,
         "PYTHONUNBUFFERED": "1",
@@ -218,17 +219,19 @@ def site_data(worker_user: pwd.struct_passwd) -> Iterator[Path]:
     shutil.rmtree(data, ignore_errors=True)
 
 
+# Two runs, each bounded by LEADERBOARD_TIMEOUT and a stop: more than the suite's 300 s (a
+# CI run of 2026-11-29 on a loaded machine was cut off by pytest-timeout at 300 s).
+@pytest.mark.timeout(2 * (LEADERBOARD_TIMEOUT + STOP_TIMEOUT) + 60)
 def test_make_run_rates_the_example_bots_within_a_minute_and_ctrl_c_stops_everything(
     tmp_path: Path, site_data: Path
 ) -> None:
-    import redis
     from django.conf import settings
 
     if shutil.which("make") is None:
         _unavailable("make", FileNotFoundError("make is not on PATH"))
-    broker = settings.CELERY_BROKER_URL  # the tests' Redis database (GRASS_TEST_BROKER_URL)
-    # A message left by an earlier run names rows of a database that no longer exists.
-    redis.Redis.from_url(broker).flushdb()
+    broker = settings.CELERY_BROKER_URL  # this process's database of the run's own Redis
+    # A message left by an earlier test names rows of a database that no longer exists.
+    redis_server.emptied(broker).close()
     address = _free_address()
     output = tmp_path / "make-run.log"
     started = time.monotonic()
@@ -249,9 +252,11 @@ def test_make_run_rates_the_example_bots_within_a_minute_and_ctrl_c_stops_everyt
         for name in sorted(EXAMPLES):
             assert f"{name}: version 1 validated" in text, tail()
         # The Procfile processes ran under honcho, on the address asked for: the game pool
-        # (-Q matches), the quick pool (-Q celery) and beat.
+        # (-Q matches), the pool of what someone waits for (-Q now,challenges), the table host
+        # (-Q tables, threads), the quick pool (-Q celery) and beat.
         assert address in text, tail()
-        assert "matches@" in text and "quick@" in text and "beat: Starting" in text, tail()
+        for started_line in ("matches@", "now@", "tables@", "quick@", "beat: Starting"):
+            assert started_line in text, tail()
         print(f"make run: all three example bots rated after {elapsed:.1f} s")
 
         _ctrl_c(make, tree, tail)
@@ -261,7 +266,8 @@ def test_make_run_rates_the_example_bots_within_a_minute_and_ctrl_c_stops_everyt
         assert "Traceback" not in stopped and "WorkerLostError" not in stopped, tail()
         # Everything really was seen: make, honcho, the web server, both workers and beat.
         commands = " | ".join(tree.seen.values())
-        for part in ("honcho", "runserver", "-Q matches", "-Q celery", "beat"):
+        parts = ("honcho", "runserver", "-Q matches", "-Q now", "-Q tables", "-Q celery", "beat")
+        for part in parts:
             assert part in commands, commands
     finally:
         _kill(make, tree)
@@ -282,7 +288,7 @@ def test_make_run_rates_the_example_bots_within_a_minute_and_ctrl_c_stops_everyt
             db.execute("UPDATE matches_match SET status = 'running' WHERE id = ?", [one])
             db.commit()
             left = [one]
-    redis.Redis.from_url(broker).flushdb()  # as a Redis started with the run would be
+    redis_server.emptied(broker).close()  # as a Redis started with the run would be
     again = _start(site_data, _free_address(), broker, tmp_path / "make-run-2.log")
     tree = ProcessTree(again.pid)
     try:

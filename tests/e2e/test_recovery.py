@@ -87,11 +87,13 @@ def _cut(pids: list[int]) -> None:
 def test_a_match_in_play_when_the_database_drops_every_connection_is_recorded_once(
     celery: Any, valid_version: Any, owner: Any
 ) -> None:
-    """Today both matches in flight during a PostgreSQL restart played to the end, failed at
+    """Once both matches in flight during a PostgreSQL restart played to the end, failed at
     the save on a dead connection, and were played again. Every session of the workers is
-    cut by the server while the bots play (the one it claimed the match with); the worker
-    reconnects, and the match it played is recorded and rated once (the heartbeat, which opens
-    a session per beat, is tests/ladder/matches/test_match_recovery.py's)."""
+    cut by the server while the bots play. The worker holds none then (match_run lets go of
+    the one it claimed the match with before the game: a table host's tables would hold one
+    each, issue 35), so the cut meets at most a heartbeat's, which opens one per beat; the
+    match is recorded and rated once. (A connection cut in the middle of the recording is
+    tests/ladder/matches/test_match_recovery.py's.)"""
     from ladder.matches.tasks import run_match
     from ladder.ratings.models import BotRating, RatingChange
 
@@ -100,9 +102,12 @@ def test_a_match_in_play_when_the_database_drops_every_connection_is_recorded_on
     run_match.delay(match.pk)
     wait_until(lambda: _match(match.pk).status == "running", timeout=60, what="the match")
     time.sleep(1.5)  # the bots play
-    sessions = _workers_sessions()
-    assert sessions, "the worker holds no session to cut"
-    _cut(sessions)
+    # A session held through the game would be in both looks; a beat's lives milliseconds.
+    first = _workers_sessions()
+    time.sleep(0.4)
+    second = _workers_sessions()
+    assert not set(first) & set(second), f"the worker holds a session while it plays: {first}"
+    _cut(second)
     assert _match(match.pk).status == "running", "the match ended before the cut"
 
     wait_until(lambda: _match(match.pk).status != "running", timeout=120, what="the match")
@@ -112,7 +117,6 @@ def test_a_match_in_play_when_the_database_drops_every_connection_is_recorded_on
     rated = BotRating.objects.filter(ruleset=played.ruleset)
     assert sorted(rated.values_list("games", flat=True)) == [1, 1, 1]
     text = worker.text()
-    assert "the database failed while recording it" in text
     assert "Traceback" not in text, text[-3000:]
 
 

@@ -14,6 +14,10 @@
   "use strict";
 
   var RETRY_MS = [1000, 2000, 5000, 10000];
+  /* A socket that has said nothing this long is opened again: a waiting request is sent again
+   * every 10 s and the bots move in seconds, so such a silence is a message the server's
+   * channel layer dropped (the game's end, most likely), which the new socket's hello tells. */
+  var SILENCE_MS = 60000;
 
   // Shared with the other scripts of the site: ladder/static/ladder/dom.js, loaded first.
   var el = window.GrassDom.el;
@@ -99,6 +103,51 @@
     return parts.join(" · ");
   }
 
+  /* The deal the active seat is putting together (the engine's public `deal`, in every view),
+   * in words: its number this turn, who with whom, and each side so far, saying what is still
+   * to be chosen. Empty when no deal is on. */
+  var DEAL_HEADS = {
+    "deal-give": "Deal being built", "deal-want": "Deal being built", "deal-stash": "Deal being built",
+    "deal-answer": "Deal on the table, waiting for the answer", "deal-hand-over": "Deal accepted"
+  };
+
+  function dealText(view) {
+    var deal = view.deal;
+    var head = DEAL_HEADS[view.phase];
+    if (!deal || !head) return "";
+    var who = function (seat) {
+      return seat === view.seat ? "you" : view.players[seat] + " (seat " + seat + ")";
+    };
+    var open = "not chosen yet";
+    var give = deal.give ? title(deal.give) : (view.phase === "deal-give" ? open : "nothing from the hand");
+    var want = deal.want ? title(deal.want) :
+      (view.phase === "deal-give" || view.phase === "deal-want" ? open : "nothing from the hand");
+    var number = view.turn && view.turn.deals_made ? " (deal " + view.turn.deals_made + " this turn)" : "";
+    var hidden = view.variants && view.variants.hidden_deals ? " (announced)" : "";
+    var text = head + number + ": " + who(view.active) + " with " + who(deal.partner) + ". Giving" +
+      hidden + ": " + give + ". Wanting: " + want + ".";
+    var offer = deal.offer || [];
+    var ask = deal.ask || [];
+    if (offer.length || ask.length || view.phase === "deal-stash") {
+      var none = view.phase === "deal-stash" ? "nothing yet" : "nothing";
+      var tabled = function (codes) { return codes.length ? codes.map(title).join(", ") : none; };
+      text += " Tabled peddles: " + tabled(offer) + " for " + tabled(ask) + ".";
+    }
+    return text;
+  }
+
+  /* Each seat's think time so far where the match's page lists the seats (its Players table,
+   * ladder/templates/matches/match.html: "–" until the first frame), as the frames carry it:
+   * the match records the figures only once it is over. */
+  function showThink(think) {
+    if (!Array.isArray(think)) return;
+    think.forEach(function (seat, index) {
+      document.querySelectorAll('[data-think-seat="' + index + '"]').forEach(function (cell) {
+        cell.textContent = Math.round(seat.ms) + " ms / " + plural(seat.decisions, "decision");
+      });
+    });
+  }
+
   function socketUrl(path) {
     return (window.location.protocol === "https:" ? "wss://" : "ws://") + window.location.host + path;
   }
@@ -111,6 +160,13 @@
     this.onState = onState;
     this.tries = 0;
     this.done = false;
+    this.heardAt = Date.now();
+    var self = this;
+    this.watchdog = window.setInterval(function () {
+      var socket = self.socket;
+      if (self.done || !socket || socket.readyState !== WebSocket.OPEN) return;
+      if (Date.now() - self.heardAt >= SILENCE_MS) socket.close();  // reopened on close
+    }, 5000);
     this.open();
   }
 
@@ -118,8 +174,13 @@
     var self = this;
     var socket = new WebSocket(socketUrl(this.path));
     this.socket = socket;
-    socket.addEventListener("open", function () { self.tries = 0; self.onState("open"); });
+    socket.addEventListener("open", function () {
+      self.tries = 0;
+      self.heardAt = Date.now();
+      self.onState("open");
+    });
     socket.addEventListener("message", function (event) {
+      self.heardAt = Date.now();
       var message;
       try { message = JSON.parse(event.data); } catch (err) { return; }
       self.onMessage(message);
@@ -143,6 +204,7 @@
 
   Connection.prototype.finish = function () {
     this.done = true;
+    window.clearInterval(this.watchdog);
     if (this.socket) this.socket.close();
   };
 
@@ -200,8 +262,15 @@
       this.root.setAttribute("data-seat", message.seat === null ? "" : String(message.seat));
       this.part("resign-box").hidden = message.seat === null;
       this.matchStatus(message.status);
-      if (message.status === "queued") this.status("Waiting for a worker to start the game…");
-      else if (message.status === "running") this.status("The game is being played.");
+      // The live status says where a queued match stands from now on: the page's own line
+      // (for a page without scripts) goes.
+      document.querySelectorAll("[data-match-queue]").forEach(function (node) {
+        node.hidden = true;
+      });
+      if (message.status === "queued") {
+        var place = message.queue ? ": " + message.queue.text + "." : "…";
+        this.status("Waiting for a worker to start the game" + place);
+      } else if (message.status === "running") this.status("The game is being played.");
     } else if (message.type === "frame") {
       var frame = message.frame;
       if (!frame || !frame.view || frame.seq < this.seq) return;
@@ -238,9 +307,26 @@
     var seats = el("div", { className: "replay-seats" });
     for (var i = 0; i < view.seats.length; i++) seats.appendChild(drawSeat(frame, i));
     table.appendChild(seats);
+    // What happened, oldest first and numbered from the game's first line; the list follows
+    // the newest line unless its reader has scrolled back up.
     var lines = this.part("lines");
+    var following = lines.scrollHeight - lines.scrollTop - lines.clientHeight < 24;
     lines.textContent = "";
-    frame.lines.slice().reverse().forEach(function (line) { lines.appendChild(el("li", { text: line })); });
+    lines.setAttribute("start", String(frame.line_first || 1));
+    frame.lines.forEach(function (line) { lines.appendChild(el("li", { text: line })); });
+    if (following) lines.scrollTop = lines.scrollHeight;
+    var deal = this.part("deal");
+    var dealt = dealText(view);
+    deal.hidden = !dealt;
+    deal.textContent = dealt;
+    showThink(frame.think);
+    // The person's hand right above their actions: on a phone the seats are far below.
+    var hand = this.part("request-hand");
+    hand.textContent = "";
+    if (frame.request && Array.isArray(view.hand)) {
+      hand.appendChild(el("h4", { text: "Your hand" }));
+      hand.appendChild(cardList(view.hand, "Your hand"));
+    }
     var out = this.part("out");
     out.hidden = !frame.out;
     out.textContent = frame.out ? "You are out of this game: " + frame.out + ". The safe default plays for you." : "";

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine, Iterator
-from concurrent.futures import ThreadPoolExecutor
+import concurrent.futures
+import contextlib
+import threading
+from collections.abc import Callable, Coroutine, Iterator
 from typing import Any, TypeVar
 
 import pytest
@@ -12,11 +14,78 @@ import pytest
 T = TypeVar("T")
 
 
-def run_async(coroutine: Coroutine[Any, Any, T]) -> T:
-    """`asyncio.run` in a thread of its own: a test process whose main thread already runs an
-    event loop (Playwright's sync API keeps one for the session) cannot run another there."""
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
+SCENARIO_SECONDS = 240.0
+"""How long a test's coroutine may run (within pytest-timeout's 300 s): past it the test fails,
+instead of hanging the run."""
+LEFTOVER_SECONDS = 5.0
+"""How long the tasks a scenario left (a consumer still waiting on its socket, the channel
+layer's receive) are given to end once cancelled; then they are abandoned with their loop."""
+
+
+def run_async(coroutine: Coroutine[Any, Any, T], *, seconds: float = SCENARIO_SECONDS) -> T:
+    """Run `coroutine` on an event loop in a thread of its own (a test process whose main
+    thread already runs an event loop, as Playwright's sync API keeps one for the session,
+    cannot run another there), and return its result.
+
+    Not `asyncio.run`: it waits for ever for every task left behind to end once cancelled,
+    and in CI (2026-11-29) one that never did held a test process for 18 minutes after its
+    scenario had returned (a refused socket's consumer; pytest-timeout's failure then waited
+    on the thread too). A daemon thread, joined with a timeout, is never waited on past it."""
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        loop = asyncio.new_event_loop()
+        try:
+            outcome["value"] = loop.run_until_complete(coroutine)
+        except BaseException as exc:  # handed to the test's thread
+            outcome["error"] = exc
+        finally:
+            left = asyncio.all_tasks(loop)
+            for task in left:
+                task.cancel()
+            if left:
+                loop.run_until_complete(asyncio.wait(left, timeout=LEFTOVER_SECONDS))
+            loop.close()
+
+    thread = threading.Thread(target=run, name="run_async", daemon=True)
+    thread.start()
+    thread.join(seconds + LEFTOVER_SECONDS)
+    close_executor_connections()
+    if "error" in outcome:
+        raise outcome["error"]
+    if "value" not in outcome:
+        raise AssertionError(f"the scenario did not end within {seconds} s")
+    return outcome["value"]  # type: ignore[no-any-return]
+
+
+def close_executor_connections() -> None:
+    """Close the database connections of asgiref's thread for `database_sync_to_async` (the
+    consumers' queries, whatever loop they ran on: one thread for the whole process, which never
+    ends). Channels' test communicators turn off the `close_old_connections` that closes them
+    after each call in production, so the thread's last connection would stay open to the end of
+    the run, and the test database could not be dropped (issue 37). Waits behind what a scenario
+    still runs there, at most LEFTOVER_SECONDS."""
+    from asgiref.sync import SyncToAsync
+    from django.db import connections
+
+    with contextlib.suppress(concurrent.futures.TimeoutError):
+        SyncToAsync.single_thread_executor.submit(connections.close_all).result(LEFTOVER_SECONDS)
+
+
+async def in_thread(function: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+    """`asyncio.to_thread`, the thread's database connection closed when `function` returns
+    (a thread that uses the database closes its connection: a pool's thread keeps it open
+    otherwise, and one that ends leaves it to the garbage collector)."""
+
+    def run() -> T:
+        from django.db import connections
+
+        try:
+            return function(*args, **kwargs)
+        finally:
+            connections.close_all()
+
+    return await asyncio.to_thread(run)
 
 
 def layer_url() -> str:
@@ -28,15 +97,11 @@ def layer_url() -> str:
 
 @pytest.fixture
 def channel_layer() -> Iterator[None]:
-    """The test process's channel layer database, emptied before and after."""
-    import redis
+    """The test process's channel layer database of the run's own Redis, emptied before and
+    after."""
+    from tests import redis_server
 
-    client = redis.Redis.from_url(layer_url(), socket_timeout=3)
-    try:
-        client.flushdb()
-    except redis.RedisError as exc:
-        from tests.ladder.conftest import _unavailable
-
-        _unavailable("Redis", exc)
+    client = redis_server.emptied(layer_url())
     yield
-    client.flushdb()
+    redis_server.emptied(layer_url()).close()
+    client.close()

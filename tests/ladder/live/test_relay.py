@@ -15,11 +15,12 @@ from bots.runner.botfiles import load_bot
 from bots.runner.match import TimeControl, play_match
 from engine import new_game
 from engine.game import Game
+from engine.observation import PUBLIC_KEYS
 from ladder.relay import groups
 from ladder.relay.table import LiveTable
-from ladder.relay.views import PUBLIC_KEYS, TableViews, watcher_view
+from ladder.relay.views import TableViews, watcher_view
 from tests.engine.test_properties import scramble_hidden
-from tests.ladder.live.conftest import run_async
+from tests.ladder.live.conftest import in_thread, run_async
 
 NOBODY = -1
 """A seat no event lets see anything: scrambling for it moves every hidden card."""
@@ -67,10 +68,13 @@ def test_lines_tell_a_watcher_that_cards_were_dealt_but_not_which() -> None:
     game = new_game("modern", 3, 2)
     lines = frames_of(game, [])[None]["lines"]
     own = frames_of(game, [0])[0]["lines"]
-    assert any(line.endswith("is dealt a hand") for line in lines)
+    # The hidden wording is the engine's, as in a replay (not even how many cards).
+    assert f"{game.names[1]} is dealt a hand" in lines
     dealt_to_me = [line for line in own if line.startswith(game.names[0]) and "is dealt" in line]
     assert dealt_to_me and "," in dealt_to_me[0]  # the seat reads its own cards
-    assert not any("seed" in line for line in lines + own)
+    # The header is told with the seed hidden: it decides every shuffle.
+    assert any("seed (hidden)" in line for line in lines) and any("seed (hidden)" in x for x in own)
+    assert not any(f"seed {game.seed}" in line for line in lines + own)
 
 
 # ---------------------------------------------------------------------- over the channel layer
@@ -218,6 +222,38 @@ def test_a_table_nobody_may_watch_starts_no_thread() -> None:
     assert match.result["hands"] == 1 and table.thread is None
 
 
+def test_the_frames_carry_each_seats_decisions_and_think_time_so_far(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The match page showed "0 ms / 0 decisions" for every seat while the game was played
+    (the figures are recorded at the end): the frames carry them as the referee counts them,
+    for the watchers and the people alike, the last frame's the match's own."""
+    table = LiveTable(match_id=1, people={1: "ann"}, frames_per_second=50)
+    monkeypatch.setattr(table, "_kick", lambda: None)  # no thread: the frames stay in the outbox
+    built: list[dict[Any, Any]] = []
+
+    def watch(game: Game, reports: Any) -> None:
+        table.watch(game, reports)
+        if not built or built[-1][None]["seq"] != table.seq:
+            built.append({view: json.loads(json.dumps(f)) for view, f in table.outbox.items()})
+
+    person = table.agent(1)
+    monkeypatch.setattr(person, "decide", lambda request: request.legal[-1])
+    match = play_match(
+        [load_bot("random"), person], seed=3, limits={"max_hands": 1}, sandboxed=False, watch=watch
+    )
+    assert built[0][None]["think"] == [{"decisions": 0, "ms": 0}] * 2
+    last = [{"decisions": s.decisions, "ms": round(s.think_ms)} for s in match.seats]
+    assert built[-1][None]["over"] and built[-1][None]["think"] == last
+    assert all(frames[1]["think"] == frames[None]["think"] for frames in built)
+    assert last[0]["decisions"] > 0 and last[1]["decisions"] > 0
+    # A watcher that is told no reports (a benchmark's) sends no figures, not zeros.
+    bare = LiveTable(match_id=2, people={}, frames_per_second=50)
+    monkeypatch.setattr(bare, "_kick", lambda: None)
+    bare.watch(new_game("modern", 2, 1))
+    assert bare.outbox[None]["think"] is None
+
+
 @pytest.mark.slow  # a whole game through match_run and Redis
 @pytest.mark.django_db(transaction=True)
 def test_every_match_a_worker_plays_is_shown_live_and_ends_revealed(
@@ -241,7 +277,7 @@ def test_every_match_a_worker_plays_is_shown_live_and_ends_revealed(
         layer = get_channel_layer()
         me = await layer.new_channel()
         await layer.group_add(groups.watchers(match.pk), me)
-        played = asyncio.ensure_future(asyncio.to_thread(match_run, match_id=match.pk))
+        played = asyncio.ensure_future(in_thread(match_run, match_id=match.pk))
         got = []
         while True:
             message = await asyncio.wait_for(layer.receive(me), 60)
@@ -259,3 +295,64 @@ def test_every_match_a_worker_plays_is_shown_live_and_ends_revealed(
     assert all(f["view"]["hand"] is None and f["hands"] is None for f in frames[:-1])
     assert frames[-1]["over"] and len(frames[-1]["hands"]) == 3
     assert frames[-1]["result"] == Match.objects.get(pk=match.pk).result
+
+
+def test_a_request_not_answered_is_sent_again_until_it_is(
+    channel_layer: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A frame the channel layer dropped on its way to a person (a socket lagging past the
+    layer's capacity or expiry) would leave them without their request until its time ran out:
+    a strike for nothing. The frame with the request is sent again every RESEND_S while it
+    waits, the same frame (the same seq: a page keeps one answer per request), and not
+    after the answer."""
+    from channels import DEFAULT_CHANNEL_LAYER
+    from channels.layers import channel_layers
+
+    from bots.runner.remote import RemoteRequest
+    from engine.observation import observe
+    from ladder.relay import table as relay
+
+    monkeypatch.setattr(relay, "RESEND_S", 0.2)
+    match_id = 4343
+    table = LiveTable(match_id=match_id, people={0: "ann"}, frames_per_second=0)
+    game = new_game("modern", 2, 7, None, {"max_hands": 1})
+    table.watch(game)
+    request = RemoteRequest(
+        seat=0,
+        request=1,
+        observation=observe(game, 0),
+        legal=tuple(game.legal_actions()),
+        timeout_s=30.0,
+    )
+
+    async def person() -> tuple[list[dict[str, Any]], str | None, int]:
+        layer = channel_layers.make_backend(DEFAULT_CHANNEL_LAYER)
+        me = await layer.new_channel()
+        await layer.group_add(groups.seat(match_id, 0), me)
+        deciding = asyncio.ensure_future(in_thread(table.agent(0).decide, request))
+        frames: list[dict[str, Any]] = []
+        while len(frames) < 4:  # the first, then three sent again: none answered
+            message = await asyncio.wait_for(layer.receive(me), 10)
+            if message["type"] == "live.frame":
+                frames.append(json.loads(message["frame"]))
+        answer = {"seat": 0, "request": 1, "action": request.legal[-1]}
+        await layer.group_send(groups.worker(match_id), {"type": "live.act", **answer})
+        action = await asyncio.wait_for(deciding, 10)
+        after = 0
+        try:
+            while True:
+                message = await asyncio.wait_for(layer.receive(me), 1.0)
+                after += message["type"] == "live.frame"
+        except TimeoutError:
+            pass
+        await layer.flush()
+        return frames, action, after
+
+    try:
+        frames, action, after = run_async(person())
+    finally:
+        table.close()
+    assert action == request.legal[-1]
+    assert all(f["request"] and f["request"]["id"] == 1 for f in frames), frames
+    assert len({f["seq"] for f in frames}) == 1  # one frame, sent again
+    assert after == 0  # answered: nothing more sent for it

@@ -21,6 +21,13 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)
+def _no_now_pool(settings: Any) -> None:
+    """The background games alone: with no `now` pool, a tick seats no newcomer in the fast
+    lane (tests/ladder/matchmaking/test_first_games.py)."""
+    settings.GRASS_NOW_CAPACITY = 0
+
+
+@pytest.fixture(autouse=True)
 def sent(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     ids: list[int] = []
     monkeypatch.setattr(run_match, "delay", ids.append)
@@ -28,12 +35,13 @@ def sent(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 @pytest.fixture
-def bots(valid_version: Any) -> Any:
-    """`make(ratings)`: one bot with a valid version per rating, named b0, b1, ... (each has
-    joined the matchmaker's pool with its valid version; its modern rating is set here)."""
+def bots(valid_version: Any, owners: Any) -> Any:
+    """`make(ratings)`: one bot with a valid version per rating, named b0, b1, ..., each of an
+    owner of its own (each has joined the matchmaker's pool with its valid version; its modern
+    rating is set here)."""
 
     def make(ratings: list[float]) -> list[BotVersion]:
-        versions = [valid_version(f"b{i}") for i in range(len(ratings))]
+        versions = [valid_version(f"b{i}", by=by) for i, by in enumerate(owners(len(ratings)))]
         for version, mu in zip(versions, ratings, strict=True):
             BotRating.objects.filter(bot_id=version.bot_id, ruleset="modern").update(mu=mu)
         return versions
@@ -155,12 +163,12 @@ def test_a_match_takes_every_bot_when_fewer_than_the_seats_can_play(bots: Any) -
 
 
 def test_fewer_than_two_playable_bots_make_no_match(
-    valid_version: Any, owner: Any, example_file: Any
+    valid_version: Any, owner: Any, stranger: Any, example_file: Any
 ) -> None:
     assert matchmaker_fill(capacity=4) == []
     lone = valid_version("lone")
     assert matchmaker_fill(capacity=4) == []
-    pending = valid_version("pending")
+    pending = valid_version("pending", by=stranger)
     BotVersion.objects.filter(pk=pending.pk).update(status=BotVersion.Status.PENDING)
     assert matchmaker_fill(capacity=4) == []
 
@@ -254,10 +262,14 @@ def test_matches_have_a_queue_of_their_own_and_everything_else_is_quick_work() -
     for name in ours:
         expected = "matches" if name == run_match.name else "celery"
         assert router.route({}, name)["queue"].name == expected, name
-    # The quick pool exists wherever the site runs, and the match pool takes matches only.
+    # The quick pool and the `now` pool exist wherever the site runs, and the match pool
+    # takes the ladder's background games only (issue 35: the latency classes).
     root = Path(__file__).resolve().parents[3]
     procfile = (root / "Procfile").read_text()
-    assert "-Q celery" in procfile and "-Q matches,challenges" in procfile
+    for queues in ("-Q celery", "-Q matches ", "-Q now,challenges ", "-Q tables --pool=threads"):
+        assert queues in procfile, queues
     units = root / "deploy" / "systemd"
     assert "-Q celery" in (units / "grass-worker-quick.service").read_text()
-    assert "-Q matches,challenges" in (units / "grass-worker.service").read_text()
+    assert "-Q matches \\" in (units / "grass-worker.service").read_text()
+    assert "-Q now,challenges \\" in (units / "grass-worker-now.service").read_text()
+    assert "-Q tables --pool=threads \\" in (units / "grass-worker-tables.service").read_text()

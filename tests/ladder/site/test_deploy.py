@@ -97,7 +97,7 @@ def documented_variables() -> list[str]:
 
 
 def test_every_setting_read_from_the_environment_is_documented() -> None:
-    read = set(re.findall(r'env_\w+\(\s*"([A-Z_]+)"', SETTINGS.read_text()))
+    read = set(re.findall(r'env_\w+\(\s*"([A-Z0-9_]+)"', SETTINGS.read_text()))
     documented = set(documented_variables())
     assert read == documented, "the table in ladder/settings.py's docstring is out of date"
     example = (DEPLOY / "grass.env.example").read_text()
@@ -111,6 +111,7 @@ UNITS = (
     "grass-web.service",
     "grass-worker.service",
     "grass-worker-quick.service",
+    "grass-worker-now.service",
     "grass-beat.service",
     "grass-live.service",
 )
@@ -168,6 +169,59 @@ def test_nginx_configuration_is_valid(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "test is successful" in done.stderr
+
+
+def test_nginx_counts_live_sockets_per_ipv6_64_not_per_address(tmp_path: Path) -> None:
+    """The attack: 1,000 live sockets from one client, none refused, each from another address
+    of its /64. nginx (the configuration's own map and zone) keys a client by its /64, in a
+    network namespace of the test's own with three IPv6 addresses, two in one /64."""
+    _needs("nginx", "unshare", "ip", "curl")
+    if os.geteuid() != 0:
+        pytest.skip("needs root: a network namespace with addresses of the test's own")
+    site = (DEPLOY / "nginx" / "grass.conf").read_text()
+    start = site.index("map $binary_remote_addr $grass_client")
+    zone = site.index("\n", site.index("limit_conn_zone $grass_client"))
+    (tmp_path / "nginx.conf").write_text(
+        f"error_log {tmp_path}/error.log;\npid {tmp_path}/nginx.pid;\nevents {{}}\n"
+        f"http {{\n  access_log off;\n{site[start:zone]}\n"
+        "  server {\n    listen [::]:8080; listen 127.0.0.1:8080;\n"
+        "    location / { limit_conn grass_live 20; return 200 $grass_client; }\n  }\n}\n"
+    )
+    script = f"""
+        set -e
+        ip link set lo up
+        for a in 2001:db8:7:1::a 2001:db8:7:1::b 2001:db8:7:2::a; do
+            ip -6 addr add $a/128 dev lo nodad
+        done
+        nginx -p {tmp_path} -c {tmp_path}/nginx.conf
+        trap 'kill $(cat {tmp_path}/nginx.pid)' EXIT
+        for a in 2001:db8:7:1::a 2001:db8:7:1::b 2001:db8:7:2::a; do
+            curl -fsS --retry 5 --retry-connrefused --interface $a "http://[$a]:8080/" \\
+                | od -An -tx1 | tr -d ' \\n'
+            echo
+        done
+        curl -fsS --interface 127.0.0.1 http://127.0.0.1:8080/ | od -An -tx1 | tr -d ' \\n'
+        echo
+    """
+    done = subprocess.run(
+        ["unshare", "--net", "sh", "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    keys = done.stdout.split()
+    assert keys == [
+        "20010db800070001",  # 2001:db8:7:1::a, its /64
+        "20010db800070001",  # 2001:db8:7:1::b: the same client
+        "20010db800070002",  # another /64: another client
+        "7f000001",  # IPv4: the address itself
+    ], done.stdout
+
+
+def test_the_live_tables_unit_allows_a_file_descriptor_per_socket() -> None:
+    """daphne holds a descriptor per live socket: systemd's default soft limit (1,024) would
+    cap the site's watchers far below what nginx lets through."""
+    unit = (DEPLOY / "systemd" / "grass-live.service").read_text()
+    found = re.search(r"^LimitNOFILE=(\d+)$", unit, re.MULTILINE)
+    assert found and int(found.group(1)) >= 65536
 
 
 def test_setup_installs_python3_venv_whenever_ensurepip_is_missing() -> None:
