@@ -6,7 +6,7 @@ import hashlib
 import logging
 import math
 import secrets
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from django.conf import settings
@@ -19,15 +19,17 @@ from django.utils import timezone
 from bots.runner import runtime
 from bots.runner.botfiles import BadBot, BotSource, load_bot, source_from_upload
 from bots.runner.build import BuildUnavailable, build
+from bots.runner.faults import is_host_fault
 from bots.runner.languages import detect
 from bots.runner.match import InfrastructureFault, play_match
 from ladder.bots.models import Bot, BotBuild, BotVersion
 from ladder.bots.names import tidy_spaces
 from ladder.bots.runtimes import runtime_refusal
 from ladder.bots.selectors import bot_version_source, owner_pending_count, owner_upload_times
-from ladder.bots.signals import bot_version_validated
 from ladder.hourly import in_minutes
+from ladder.ratings.services import rating_pool_enter
 from ladder.storage import storage_save_addressed, storage_save_whole
+from ladder.task_sending import send_now
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -39,6 +41,10 @@ VALIDATION_ERROR_CHARS = 4_000
 REASON_CHARS = 1_000
 """At most this much of it is the forfeit reason; the rest is the end of stderr."""
 VALIDATION_OPPONENTS = ("random", "greedy")
+NEVER_SENT = datetime(2000, 1, 1, tzinfo=UTC)
+"""`validation_sent` of a pending version whose task message never reached the broker (Redis
+down at the upload, or at a resend): the next sweep (`bot_version_resend_pending`, every 15 s
+on beat) sends it whatever the resend period, so it is validated soon after Redis is back."""
 """The example bots (bots/examples) a new version plays its validation game against."""
 
 
@@ -260,7 +266,7 @@ def bot_version_validate(*, version: BotVersion) -> BotVersion:
             # A version that plays its validation game cleanly puts a disabled bot back.
             Bot.objects.filter(pk=locked.bot_id).update(disabled=None, disabled_reason="")
             # In this transaction: the matchmaker's pool takes the bot with its verdict.
-            bot_version_validated.send(sender=BotVersion, bot_id=locked.bot_id)
+            rating_pool_enter(bot_id=locked.bot_id)
     return locked
 
 
@@ -346,7 +352,8 @@ def bot_version_submit(*, bot: Bot, filename: str, data: bytes) -> BotVersion:
     version comes back with its verdict; otherwise the `validate_version` task is enqueued
     once the upload is committed and the version comes back pending.
 
-    If the sandbox fails to start (not the bot's fault) the version stays pending, and
+    If the host fails (the sandbox, the image, the media: `bots.runner.faults`; not the bot's
+    fault) the version stays pending, and
     `bot_version_resend_pending` sends it to the workers later.
     """
     version = bot_version_upload(bot=bot, filename=filename, data=data, limited=True)
@@ -355,7 +362,9 @@ def bot_version_submit(*, bot: Bot, filename: str, data: bytes) -> BotVersion:
         return version
     try:
         return bot_version_validate(version=version)
-    except InfrastructureFault:
+    except Exception as exc:
+        if not is_host_fault(exc):  # any of the host's, not only the sandbox's
+            raise
         logger.exception("validation of %s could not run; it stays pending", version)
         return version
 
@@ -370,7 +379,8 @@ def bot_version_resend_pending(*, older_than: timedelta | None = None) -> list[i
     when an inline validation could not start the sandbox. Each version is claimed with a
     conditional update on `validation_sent`, so two sweeps at once send it once, and it is
     sent at most once per period. A duplicate message is harmless: `bot_version_validate`
-    records the verdict of a pending version only.
+    records the verdict of a pending version only. A version whose message could not be sent
+    at all (NEVER_SENT) is sent by the first sweep that runs.
     """
     if older_than is None:
         older_than = timedelta(seconds=settings.GRASS_VALIDATION_RESEND_SECONDS)
@@ -393,8 +403,20 @@ def bot_version_resend_pending(*, older_than: timedelta | None = None) -> list[i
 
 
 def _enqueue_validation_on_commit(*, version_id: int) -> None:
+    # Sent once the version is committed (a worker must find its row): delay_on_commit would
+    # do that too, but would raise a broker outage into the upload's request, after the
+    # version was stored.
+    transaction.on_commit(lambda: _validation_send(version_id=version_id))
+
+
+def _validation_send(*, version_id: int) -> None:
+    """Send the version's validation task; if the broker cannot take it, say so and mark the
+    version NEVER_SENT for the sweep. The upload is stored: an outage of Redis is no reason to
+    answer it with an error, nor to make its author wait the whole resend period."""
     # Imported here: tasks import services, not the other way round at import time.
     from ladder.bots.tasks import validate_version
 
-    # celery-types does not know DjangoTask (ladder/celery.py), which adds delay_on_commit.
-    validate_version.delay_on_commit(version_id)  # type: ignore[attr-defined]
+    if not send_now(validate_version, version_id, recovery="the next validation sweep sends it"):
+        BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.PENDING).update(
+            validation_sent=NEVER_SENT
+        )

@@ -6,14 +6,20 @@ else gets the watchers' frames (every hidden card face down) and may say nothing
 matters. `/ws/tournaments/<id>/`: the watchers' frames of a tournament's running tables, at
 most one a second per table.
 
-Every byte a browser sends is hostile. A message is text of at most GRASS_LIVE_MESSAGE_BYTES
+The hello a match's socket sends first says the match's status and the visitor's seat, and
+while the match is queued, where it stands in its queue (`queue`: `matchmaking.waiting`).
+
+Who the visitor is comes from the handshake (`ladder.live.handshake`): a browser's session
+from a page of this site, or a program's API token (`grass table`); past it, both are the same.
+Every byte a client sends is hostile. A message is text of at most GRASS_LIVE_MESSAGE_BYTES
 (else the socket is closed), a socket sends at most GRASS_LIVE_MESSAGES_PER_SECOND on average
 (bursts of five times that; the rest are dropped, and a socket that keeps flooding is
 closed), and only two kinds are heard, from the seat's person alone: `{"type": "act",
 "request": N, "action": "..."}`, passed on only if N is the request the seat is waiting on and
 the action one of its legal actions (such an answer is never charged to the rate: there is at
 most one a request), and `{"type": "resign"}`. The seat is the one the
-database gives the signed-in user for this match, never one the message names. The worker
+database gives the signed-in user for this match, never one the message names. The messages,
+both ways, are documented for clients in docs/play.md. The worker
 checks the answer against its request again (`ladder.relay.table`).
 """
 
@@ -31,7 +37,8 @@ from django.conf import settings
 from ladder.live.selectors import LiveSeat, live_seat, tournament_running_tables
 from ladder.live.services import person_game_abandon
 from ladder.matches.models import Match
-from ladder.relay import groups
+from ladder.matchmaking.waiting import match_place_of
+from ladder.relay import groups, messages
 
 TOURNAMENT_TABLES = 12
 """Running tables a tournament's socket follows at once."""
@@ -130,14 +137,18 @@ class TableConsumer(_Guarded):
         self.group = groups.for_view(self.match_id, view)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
-        await self.send(
-            text_data=json.dumps({"type": "hello", "status": found.status, "seat": self.seat})
-        )
+        hello: dict[str, Any] = {"type": "hello", "status": found.status, "seat": self.seat}
+        if found.status == Match.Status.QUEUED:
+            # Where it stands in its queue, as the page says it when loaded.
+            place = await database_sync_to_async(match_place_of)(match_id=self.match_id)
+            if place is not None:
+                hello["queue"] = {**place.as_dict(), "text": place.text}
+        await self.send(text_data=json.dumps(hello))
         if found.status in (Match.Status.FINISHED, Match.Status.FAILED):
             await self.send(text_data=json.dumps({"type": "end", "status": found.status}))
             return
         # The latest frame, from the worker playing the match (none yet if it is queued).
-        sync = {"type": "live.sync", "view": view, "reply_to": self.channel_name}
+        sync = messages.sync(view=view, reply_to=self.channel_name)
         await self.channel_layer.group_send(groups.worker(self.match_id), sync)
 
     async def disconnect(self, code: int) -> None:
@@ -154,10 +165,8 @@ class TableConsumer(_Guarded):
         if request != waiting[0] or not isinstance(action, str) or action not in waiting[1]:
             return False
         self.waiting = None  # one answer per request
-        forward = {"type": "live.act", "seat": self.seat, "request": request}
-        await self.channel_layer.group_send(
-            groups.worker(self.match_id), {**forward, "action": action}
-        )
+        forward = messages.act(seat=self.seat, request=request, action=action)
+        await self.channel_layer.group_send(groups.worker(self.match_id), forward)
         return True
 
     async def heard(self, message: dict[str, Any]) -> None:
@@ -167,12 +176,12 @@ class TableConsumer(_Guarded):
             user = self.scope["user"]
             if await database_sync_to_async(person_game_abandon)(match_id=self.match_id, user=user):
                 # Not started yet: ended here (no worker listens to a queued game).
-                end = {"type": "live.end", "match": self.match_id, "status": "failed"}
+                end = messages.end(match_id=self.match_id, status="failed")
                 await self.channel_layer.group_send(groups.watchers(self.match_id), end)
                 await self.live_end(end)
                 return
             await self.channel_layer.group_send(
-                groups.worker(self.match_id), {"type": "live.resign", "seat": self.seat}
+                groups.worker(self.match_id), messages.resign(seat=self.seat)
             )
 
     async def live_frame(self, event: dict[str, Any]) -> None:
@@ -226,7 +235,7 @@ class TournamentConsumer(_Guarded):
                 for match_id in running - self.following:
                     channel = self.channel_name
                     await self.channel_layer.group_add(groups.watchers(match_id), channel)
-                    sync = {"type": "live.sync", "view": groups.WATCHERS, "reply_to": channel}
+                    sync = messages.sync(view=groups.WATCHERS, reply_to=channel)
                     await self.channel_layer.group_send(groups.worker(match_id), sync)
                 for match_id in self.following - running:
                     await self.channel_layer.group_discard(

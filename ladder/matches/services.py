@@ -5,7 +5,9 @@ The retry rule: every claim of a match counts one attempt. A run that raises mar
 failed; a worker that dies mid-match leaves it "running" until `match_requeue_stale` notices.
 Either way the match is queued again while it has had fewer than GRASS_MATCH_MAX_ATTEMPTS
 attempts, and is otherwise failed for good ("gave up after N attempts"). A finished match is
-never queued again, so its ratings are applied exactly once.
+never queued again, so its ratings are applied exactly once. A run that fails for a host fault
+(`bots.runner.faults`) gives its attempt back: the match is queued again at once for a healthy
+peer (`match_give_back`), up to GRASS_MATCH_MAX_HOST_FAULTS times.
 
 A played game is never failed because of its log: a log the media storage refuses (a full
 disk) waits in the database (PendingLog) and the sweep writes it once there is room.
@@ -17,7 +19,6 @@ import gzip
 import hashlib
 import json
 import logging
-import os
 import random
 import socket
 import time
@@ -37,7 +38,8 @@ from django.utils import timezone
 
 from bots.runner import runtime
 from bots.runner.botfiles import BotSource
-from bots.runner.match import MatchResult, TimeControl, play_match
+from bots.runner.faults import describe, is_host_fault
+from bots.runner.match import MatchResult, MatchStopped, TimeControl, play_match
 from bots.runner.remote import RemoteAgent
 from engine.rules import RULESETS, Variants
 from ladder.bots.models import Bot, BotVersion
@@ -45,8 +47,10 @@ from ladder.bots.runtimes import expected_runtime, runtime_refusal
 from ladder.bots.services import bot_version_runnable
 from ladder.bots.signals import bot_disabled
 from ladder.matches.broker import matches_waiting
+from ladder.matches.claims import Claim, match_claim
 from ladder.matches.debug import debug_pack
-from ladder.matches.heartbeat import match_heartbeat
+from ladder.matches.heartbeat import STEP_SLACK_SECONDS, Progress, match_heartbeat
+from ladder.matches.lanes import Lane, lane_queue
 from ladder.matches.models import BotOpponentRecord, BotSeatRecord, Match, MatchSeat, PendingLog
 from ladder.matches.records import (
     OPPONENT_FIELDS,
@@ -60,9 +64,11 @@ from ladder.matches.records import (
 from ladder.matches.selectors import (
     match_seats,
 )
-from ladder.matches.signals import match_recorded, match_settled
+from ladder.matches.signals import match_settled
+from ladder.ratings.services import rating_apply
 from ladder.relay.table import LiveTable, live_table_open
 from ladder.storage import StorageFull, storage_save_whole
+from ladder.task_sending import send_on_commit
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -84,7 +90,7 @@ def match_create(
     rated: bool = True,
     time_control: dict[str, int] | None = None,
     enqueue: bool = False,
-    queue: str | None = None,
+    lane: Lane | None = None,
 ) -> Match:
     """A queued match between `versions`, seated in a random order that is recorded.
 
@@ -92,9 +98,9 @@ def match_create(
     that replays the same games); `seed` fixes the shuffle of the cards (duplicate tables).
     `rated=False` keeps the result out of ladder Elo. `time_control` overrides fields of
     `TimeControl`. With `enqueue`, the match is sent to the workers once the surrounding
-    transaction commits (never before: a worker must find the row), on `queue` if given (a
-    challenge's), else on run_match's own (`matches`); a match with people in it on
-    GRASS_PLAY_QUEUE.
+    transaction commits (never before: a worker must find the row), on its `lane`'s queue
+    (`lanes.lane_queue`: who waits for it; None, the ladder's background games, on
+    run_match's own `matches`); a match with people in it is always in the person lane.
 
     A version holds one seat. A bot holds one seat in a rated match (ratings are per bot); an
     unrated one may seat two versions of one bot (an author's new version against its last).
@@ -124,6 +130,8 @@ def match_create(
     unknown = set(time_control) - {f.name for f in fields(TimeControl)}
     if unknown:
         raise ValueError(f"unknown time control fields: {', '.join(sorted(unknown))}")
+    if people:
+        lane = Lane.PERSON
     order = list(versions)
     if shuffle:
         random.SystemRandom().shuffle(order)
@@ -136,6 +144,7 @@ def match_create(
             rated=rated,
             time_control=time_control,
             runtime=expected_runtime(),
+            lane=lane,
             **extra,
         )
         bots = iter(order)
@@ -146,7 +155,7 @@ def match_create(
             for index in range(seats)
         )
         if enqueue:
-            _enqueue_on_commit(match_id=match.pk, queue=queue)
+            _enqueue_on_commit(match_id=match.pk, lane=lane)
     return match
 
 
@@ -159,35 +168,45 @@ def _seat(match: Match, index: int, *, person: Any, version: BotVersion | None) 
     return MatchSeat(match=match, seat=index, bot_version=version, bot_id=version.bot_id)
 
 
-def _enqueue_on_commit(*, match_id: int, queue: str | None = None) -> None:
+def _enqueue_on_commit(*, match_id: int, lane: Lane | None = None, stored: bool = False) -> None:
+    """Send the match to its lane's queue, with the lane as the message's priority
+    (`ladder.matches.lanes`); `stored`: read the lane from its row (a match sent again)."""
     # Imported here: tasks import services, not the other way round at import time.
     from ladder.matches.tasks import run_match
 
-    if queue is None and MatchSeat.objects.filter(match_id=match_id, player__isnull=False).exists():
-        # A person's game waits on the person most of its time: a site may give it a queue
-        # and a pool of its own (GRASS_PLAY_QUEUE; by default the matches' queue).
-        queue = settings.GRASS_PLAY_QUEUE
-    # celery-types does not know DjangoTask (ladder/celery.py), which adds delay_on_commit.
-    if queue is None:
-        run_match.delay_on_commit(match_id)  # type: ignore[attr-defined]
-    else:
-        run_match.apply_async_on_commit((match_id,), queue=queue)  # type: ignore[attr-defined]
+    if stored:
+        value = Match.objects.filter(pk=match_id).values_list("lane", flat=True).first()
+        lane = None if value is None else Lane(value)
+    # With the broker down, the match stays queued and stored (not a 500): the sweep resends
+    # a queued match whose message is not in the broker.
+    send_on_commit(
+        run_match,
+        match_id,
+        queue=None if lane is None else lane_queue(lane),  # None: run_match's route
+        priority=None if lane is None else int(lane),
+        recovery="the sweep resends it (GRASS_MATCH_RESEND_SECONDS)",
+    )
 
 
 def match_run(*, match_id: int) -> Match:
     """Play a queued match and record it; safe to call twice for the same match.
 
     The match is claimed with a conditional update (queued -> running) that exactly one caller
-    wins, so a duplicate delivery, or a match already running, finished or failed, does nothing.
-    The claim's `started` time is the claim's token: a worker thought dead whose match was
-    requeued and claimed again can no longer record or fail it. The claim records this host
-    and process, and from then until the match is recorded a thread writes its heartbeat
-    (`heartbeat.match_heartbeat`), by which the sweep knows it is still being played. Bots play
-    with no transaction or lock held. The log, the seats' results, the status and the rating
-    changes are then written in one transaction, tried again while the database connection
-    fails (`_match_record_retrying`). An exception marks the match failed with the reason;
-    `attempts` counts the claims, and `match_retry_failed` queues it again while it has
-    attempts left.
+    wins (`claims.match_claim`), so a duplicate delivery, or a match already running, finished
+    or failed, does nothing. The claim's start and attempt number are its token: a worker
+    thought dead whose match was requeued and claimed again can no longer record or fail it.
+    The claim records this host and process, and from then until the match is recorded a
+    thread writes its heartbeat (`heartbeat.match_heartbeat`), by which the sweep knows it is
+    still being played. When a beat finds the claim gone (taken back), the run stops at its
+    next decision (`play_match`'s `stop`), its live table goes silent, its bots' boxes are torn
+    down and nothing is recorded; a run stuck in one step stops beating, so that the sweep
+    takes it back. Bots play with no transaction or lock held. The log, the seats' results,
+    the status and the rating changes are then written in one transaction, tried again while
+    the database connection fails (`_match_record_retrying`). An exception marks the match
+    failed with the reason; `attempts` counts the claims, and `match_retry_failed` queues it
+    again while it has attempts left. A host fault (`bots.runner.faults`) is not the match's:
+    the match is given back (`match_give_back`, its attempt returned) and the fault raised
+    again, for the worker to count toward stopping itself (`ladder.breaker`).
 
     A worker whose bots' runtime image is not the match's does not claim it (the error says
     so): the match stays queued for a worker that has the image.
@@ -202,49 +221,69 @@ def match_run(*, match_id: int) -> Match:
     if refusal is not None and settings.GRASS_SANDBOXED:
         logger.error("match %s: not played here: %s", match_id, refusal)
         return Match.objects.get(pk=match_id)
-    started = timezone.now()
-    claimed = Match.objects.filter(pk=match_id, status=Match.Status.QUEUED).update(
-        status=Match.Status.RUNNING,
-        started=started,
-        heartbeat=Now(),
-        host=socket.gethostname()[:255],
-        pid=os.getpid(),
-        attempts=F("attempts") + 1,
-    )
-    if claimed != 1:
+    claim = match_claim(match_id=match_id)
+    if claim is None:
         logger.info("match %s: not queued, nothing to do", match_id)
         return Match.objects.get(pk=match_id)
     live: LiveTable | None = None
     try:
-        with match_heartbeat(match_id=match_id, started=started):
-            match = Match.objects.get(pk=match_id)
+        match = Match.objects.get(pk=match_id)
+        time_control = TimeControl(**match.time_control)
+        progress = Progress(longest_step_s=time_control.longest_step_s() + STEP_SLACK_SECONDS)
+        with match_heartbeat(claim=claim, progress=progress) as lease:
             seats = list(match_seats(match_id=match_id))
             # The live table: frames for the match page's watchers, and the people's seats.
             live = live_table_open(
-                match_id=match_id, people={s.seat: s.holder for s in seats if s.player_id}
+                match_id=match_id,
+                people={s.seat: s.holder for s in seats if s.player_id},
+                attempt=claim.attempt,
+                superseded=lease.lose,  # a newer run's table announced itself
             )
+            lease.when_lost(live.abandon)
+
+            def stop() -> str | None:
+                # Asked before every decision and as each answer comes back: the run moves.
+                progress.moved()
+                return lease.lost
+
+            # No database session is held while the game plays (minutes, or hours with a
+            # person): a table host's hundreds of tables would otherwise hold as many idle
+            # sessions, and PostgreSQL's are the scarce part. Recording opens one again.
+            _release_connection()
             played = play_match(
                 _seat_sources(seats, live),
                 ruleset=match.ruleset,
                 variants=Variants.from_dict(match.variants),
                 seed=match.seed,
                 limits=match.limits or None,
-                time_control=TimeControl(**match.time_control),
+                time_control=time_control,
                 sandboxed=settings.GRASS_SANDBOXED,
                 watch=live.watch,
+                stop=stop,
             )
-            return _match_record_retrying(
-                match_id=match_id, started=started, seats=seats, played=played
-            )
+            progress.done()
+            if lease.lost is not None:
+                raise MatchStopped(lease.lost)
+            return _match_record_retrying(claim=claim, seats=seats, played=played)
+    except MatchStopped as exc:
+        # Taken back from this run (or stuck): its seats are torn down, its table silent, and
+        # the match is the newer claim's to play and record.
+        logger.warning("match %s: this run stopped and recorded nothing: %s", match_id, exc)
+        return Match.objects.get(pk=match_id)
     except Exception as exc:
         if live is not None:
             live.fail(str(exc))
+        if is_host_fault(exc):
+            # Not the match's fault nor a bot's: no attempt used, nothing rated; the caller
+            # (the worker's task) counts it toward stopping this worker (`breaker`).
+            match_give_back(claim=claim, fault=exc)
+            raise
         logger.exception("match %s failed", match_id)
         reason = f"{type(exc).__name__}: {exc}"[:FAILURE_REASON_CHARS]
         with transaction.atomic():
-            failed = Match.objects.filter(
-                pk=match_id, status=Match.Status.RUNNING, started=started
-            ).update(status=Match.Status.FAILED, failure_reason=reason, finished=timezone.now())
+            failed = claim.held().update(
+                status=Match.Status.FAILED, failure_reason=reason, finished=timezone.now()
+            )
             match = Match.objects.get(pk=match_id)
             if failed and match.attempts >= _max_attempts():
                 _settle_on_commit(match)
@@ -252,6 +291,53 @@ def match_run(*, match_id: int) -> Match:
     finally:
         if live is not None:
             live.close()
+
+
+def _release_connection() -> None:
+    """Close this thread's database connection, unless a transaction holds it (a caller's, or
+    a test's: the match is then recorded on the same connection)."""
+    if not connection.in_atomic_block:
+        connection.close()
+
+
+def match_give_back(*, claim: Claim, fault: BaseException) -> bool:
+    """Give back a match whose run failed for a host fault (`bots.runner.faults`): queued again
+    and sent to the workers (after commit), its claim's attempt returned, its `host_faults`
+    counted and the fault kept as its `failure_reason`, so that a healthy peer plays it as if
+    this run never happened. After GRASS_MATCH_MAX_HOST_FAULTS host faults it is failed for good
+    instead ("gave up after N host faults"), unrated like any failed match. Only while the
+    claim still holds (`Claim.held`: a conditional update, the row locked); returns whether
+    it was given back."""
+    match_id = claim.match_id
+    host = socket.gethostname()[:255]
+    reason = f"host fault on {host}: {describe(fault)}"[:FAILURE_REASON_CHARS]
+    logger.error("match %s: given back to the queue, not charged: %s", match_id, reason)
+    with transaction.atomic():
+        held_by_run = claim.held()
+        held = held_by_run.select_for_update().values_list("host_faults", flat=True).first()
+        if held is None:  # taken back meanwhile (the sweep): the newer claim's
+            return False
+        given_back = {"attempts": F("attempts") - 1, "host_faults": F("host_faults") + 1}
+        if held + 1 >= settings.GRASS_MATCH_MAX_HOST_FAULTS:
+            held_by_run.update(
+                **given_back,
+                status=Match.Status.FAILED,
+                failure_reason=f"gave up after {held + 1} host faults (the last: {reason})"[
+                    :FAILURE_REASON_CHARS
+                ],
+                finished=timezone.now(),
+            )
+            _settle_on_commit(Match.objects.get(pk=match_id))
+            return False
+        held_by_run.update(
+            **given_back,
+            status=Match.Status.QUEUED,
+            failure_reason=reason,
+            started=None,
+            queued=timezone.now(),
+        )
+        _enqueue_on_commit(match_id=match_id, stored=True)
+    return True
 
 
 def _seat_sources(seats: list[MatchSeat], live: LiveTable) -> list[BotSource | RemoteAgent]:
@@ -298,23 +384,26 @@ def match_requeue_stale(
     """Put back the running matches whose worker is gone; returns their ids.
 
     Gone: its heartbeat (`heartbeat.match_heartbeat`) is older than `silent_for` (default
-    GRASS_MATCH_SILENT_SECONDS: the worker was killed, its host lost), or it was claimed longer
-    ago than `older_than` (default GRASS_MATCH_STALE_SECONDS, the longest a match may run,
-    whatever its heartbeat says: a hung worker; also the only rule for a match claimed without
-    a heartbeat, by a worker of an earlier release). Heartbeats are judged in the database's
-    clock, and not at all while the database has been up for less than `silent_for`: a restart
-    silenced every worker for a while, and their next beats come within seconds.
+    GRASS_MATCH_SILENT_SECONDS: the worker was killed, its host lost, or its run is stuck and
+    stopped beating on purpose, `heartbeat.Progress`). Never for its age: a match whose worker
+    beats is left to it however long it plays (a person's game of two hours), since taking it
+    back played it twice (issue 35). `older_than` (default GRASS_MATCH_STALE_SECONDS) judges
+    only a match claimed without a heartbeat, by a worker of an earlier release. Heartbeats
+    are judged in the database's clock, and not at all while the database has been up for
+    less than `silent_for`: a restart silenced every worker for a while, and their next beats
+    come within seconds.
 
     A match with fewer than GRASS_MATCH_MAX_ATTEMPTS attempts goes back to "queued" and is sent
     to the workers after commit; one that has used them all is failed with the reason "gave up
     after N attempts". Each match changes with a conditional update on its status and claim
-    time, so a worker that records the match meanwhile wins and the sweep leaves it alone.
+    (its start and attempt), so a worker that records the match meanwhile wins and the sweep
+    leaves it alone; the run it was taken from finds its claim gone at its next beat and stops.
     """
     if silent_for is None:
         silent_for = timedelta(seconds=settings.GRASS_MATCH_SILENT_SECONDS)
     if older_than is None:
         older_than = timedelta(seconds=settings.GRASS_MATCH_STALE_SECONDS)
-    gone = Q(started__lt=timezone.now() - older_than)
+    gone = Q(heartbeat__isnull=True, started__lt=timezone.now() - older_than)
     if not _database_started_within(silent_for):
         gone |= Q(heartbeat__lt=Now() - silent_for)
     stale = Match.objects.filter(gone, status=Match.Status.RUNNING)
@@ -378,7 +467,7 @@ def match_resend_lost(*, older_than: timedelta | None = None) -> list[int]:
             if Match.objects.filter(pk=match_id, status=Match.Status.QUEUED, queued=queued).update(
                 queued=now
             ):
-                _enqueue_on_commit(match_id=match_id)
+                _enqueue_on_commit(match_id=match_id, stored=True)
                 resent.append(match_id)
     if resent:
         logger.warning("sent again matches queued since before %s: %s", now - older_than, resent)
@@ -395,7 +484,11 @@ def match_retry_failed() -> list[int]:
     failure until the match finishes. A match given up on has used all its attempts, so it
     stays failed.
     """
-    failed = Match.objects.filter(status=Match.Status.FAILED, attempts__lt=_max_attempts())
+    failed = Match.objects.filter(
+        status=Match.Status.FAILED,
+        attempts__lt=_max_attempts(),
+        host_faults__lt=settings.GRASS_MATCH_MAX_HOST_FAULTS,  # given up for host faults
+    )
     requeued = []
     for match_id, started, attempts in failed.values_list("id", "started", "attempts"):
         if _requeue_or_give_up(
@@ -409,12 +502,16 @@ def _requeue_or_give_up(
     *, match_id: int, status: str, started: datetime | None, attempts: int
 ) -> bool:
     with transaction.atomic():
-        unchanged = Match.objects.filter(pk=match_id, status=status, started=started)
+        # The claim as the caller read it (its start and attempt): a worker that records or
+        # fails the match meanwhile, or a newer claim, leaves it alone.
+        unchanged = Match.objects.filter(
+            pk=match_id, status=status, started=started, attempts=attempts
+        )
         if attempts < _max_attempts():
             requeue = {"status": Match.Status.QUEUED, "started": None, "finished": None}
             if unchanged.update(**requeue, queued=timezone.now()) != 1:
                 return False
-            _enqueue_on_commit(match_id=match_id)
+            _enqueue_on_commit(match_id=match_id, stored=True)
             return True
         if unchanged.update(
             status=Match.Status.FAILED, failure_reason=_gave_up(attempts), finished=timezone.now()
@@ -592,9 +689,7 @@ def match_logs_write_pending(*, limit: int = 100) -> list[int]:
     return written
 
 
-def _match_record_retrying(
-    *, match_id: int, started: datetime, seats: list[MatchSeat], played: MatchResult
-) -> Match:
+def _match_record_retrying(*, claim: Claim, seats: list[MatchSeat], played: MatchResult) -> Match:
     """`_match_record`, tried again while the database connection fails (a PostgreSQL restart
     or failover, a network cut), reconnecting between tries, for up to
     GRASS_MATCH_SAVE_RETRY_SECONDS: a game that was played is worth the wait, where failing it
@@ -606,13 +701,13 @@ def _match_record_retrying(
     pause = SAVE_RETRY_FIRST_PAUSE
     while True:
         try:
-            return _match_record(match_id=match_id, started=started, seats=seats, played=played)
+            return _match_record(claim=claim, seats=seats, played=played)
         except (OperationalError, InterfaceError) as exc:
             if connection.in_atomic_block or time.monotonic() + pause > deadline:
                 raise
             logger.warning(
                 "match %s: the database failed while recording it (%s); trying again in %.1f s",
-                match_id,
+                claim.match_id,
                 exc,
                 pause,
             )
@@ -621,11 +716,13 @@ def _match_record_retrying(
             time.sleep(pause)
             pause = min(pause * 2, SAVE_RETRY_MAX_PAUSE)
             try:
-                _match_files_unrecorded_remove(match_id=match_id, started=started)
+                _match_files_unrecorded_remove(claim=claim)
             except DatabaseErrors:
                 pass  # still away: the next try fails the same way, and this runs again
             except Exception:  # the storage: the next try's files then take other names
-                logger.exception("match %s: could not remove a rolled-back try's files", match_id)
+                logger.exception(
+                    "match %s: could not remove a rolled-back try's files", claim.match_id
+                )
 
 
 SAVE_RETRY_FIRST_PAUSE = 0.5
@@ -634,14 +731,13 @@ SAVE_RETRY_MAX_PAUSE = 5.0
 record lands within seconds of the database coming back (and before any sweep)."""
 
 
-def _match_files_unrecorded_remove(*, match_id: int, started: datetime) -> None:
+def _match_files_unrecorded_remove(*, claim: Claim) -> None:
     """Remove the log and replay files a failed try at recording left at the match's paths,
     while the match is still this claim's and unrecorded: a match's paths are its own (its id),
     so a file there belongs to a try whose transaction was rolled back. Left in place, it would
     push the next try's file to another name and stay behind for good."""
-    match = Match.objects.filter(
-        pk=match_id, status=Match.Status.RUNNING, started=started, log=""
-    ).first()
+    match_id = claim.match_id
+    match = claim.held().filter(log="").first()
     if match is None:
         return
     leftovers = [
@@ -655,9 +751,7 @@ def _match_files_unrecorded_remove(*, match_id: int, started: datetime) -> None:
             logger.info("match %s: removed %s, left by a try rolled back", match_id, path)
 
 
-def _match_record(
-    *, match_id: int, started: datetime, seats: list[MatchSeat], played: MatchResult
-) -> Match:
+def _match_record(*, claim: Claim, seats: list[MatchSeat], played: MatchResult) -> Match:
     """Record a played match in one transaction: seats, log, result, status, ratings.
 
     A log that storage will not take does not undo the rest: it waits in the database
@@ -666,11 +760,15 @@ def _match_record(
     """
     # mtime=0: the same game always compresses to the same bytes, hence the same sha256.
     log = gzip.compress(played.log_text().encode(), mtime=0)
+    match_id = claim.match_id
     with transaction.atomic():
-        match = Match.objects.select_for_update().get(pk=match_id)
-        if match.status != Match.Status.RUNNING or match.started != started:
-            # Requeued while this worker played (it was thought lost): the newer claim records.
-            return match
+        # Only while this run still holds its claim: a conditional update that changes exactly
+        # one row (and locks it until commit), or none when the match was taken back while
+        # this worker played (it was thought lost): then the newer claim plays and records it,
+        # and nothing of this run is counted.
+        if claim.held().update(status=Match.Status.FINISHED, finished=timezone.now()) != 1:
+            return Match.objects.get(pk=match_id)
+        match = Match.objects.get(pk=match_id)
         for seat, report, place, total in zip(
             seats, played.seats, played.ranks, played.result["totals"], strict=True
         ):
@@ -726,8 +824,19 @@ def _match_record(
                 if seat.bot_id is not None  # a bot's seat: a person's games are no record
             ]
         )
-        # Ratings are applied by their app's receiver, in this transaction.
-        match_recorded.send(sender=Match, match=match)
+        if match.rated:
+            # In this transaction: a result and its rating changes are written together or
+            # not at all.
+            rating_apply(match=match)
+            # Fair play reads the log once it is committed (a task: a replay of the game).
+            from ladder.fairplay.tasks import match_flows
+
+            send_on_commit(
+                match_flows,
+                match.pk,
+                recovery="none: this match is left out of its pairs' collusion tests "
+                "(no sweep reads its flows later)",
+            )
         if match.rated:
             for seat in seats:
                 if seat.forfeited and seat.bot_version is not None:

@@ -5,6 +5,3 @@ class RatingsConfig(AppConfig):
     name = "ladder.ratings"
     label = "ratings"
     verbose_name = "Ratings"
-
-    def ready(self) -> None:
-        from ladder.ratings import receivers  # noqa: F401  (connects the match_recorded receiver)

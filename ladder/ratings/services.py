@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from ladder.matches.models import Match, MatchSeat
 from ladder.ratings.elo import DEFAULT_PARAMS, EloParams, Rating, update
-from ladder.ratings.models import BotRating, RatingChange
+from ladder.ratings.models import NEVER, BotRating, RatingChange
 
 
 def rating_apply(*, match: Match, params: EloParams = DEFAULT_PARAMS) -> list[RatingChange]:
@@ -95,11 +95,31 @@ def rating_pool_join(
     """Give a bot that may play a rating row in each ladder ruleset it has none in (the
     starting rating, no games): the matchmaker reads only these rows, through two indexes, so
     every bot it may seat must have one. No-op for the rows that exist. Called when a version
-    passes validation (`receivers`), and by the migration that introduced the pool."""
+    passes validation (`rating_pool_enter`), and by the migration that introduced the pool."""
     for ruleset in rulesets if rulesets is not None else ladder_rulesets():
         rating_model.objects.get_or_create(
             bot_id=bot_id, ruleset=ruleset, defaults={"mu": params.initial}
         )
+
+
+def rating_pool_enter(*, bot_id: int) -> None:
+    """A version of the bot has just passed validation (`bots.services.bot_version_validate`
+    calls it in the transaction that marks it valid, so a bot is never valid without its rows):
+    the bot joins the matchmaker's pool where it is not in it yet, at its head (a newcomer)."""
+    rating_pool_join(bot_id=bot_id)
+    rating_pool_newcomer(bot_id=bot_id)
+
+
+def rating_pool_newcomer(*, bot_id: int) -> int:
+    """Put a bot whose new version has just passed validation back at the head of the
+    matchmaker's pool in every ruleset (`last_queued` NEVER, as a bot never seated): its first
+    game of the home page's ruleset goes to the fast lane
+    (`ladder.matchmaking.services.matchmaker_first_games`), so its author sees the new version
+    rated within a tick, not after a background game ends; in the others it is the first
+    the background seats. Returns the rows changed."""
+    return BotRating.objects.filter(bot_id=bot_id, ruleset__in=ladder_rulesets()).update(
+        last_queued=NEVER
+    )
 
 
 def rating_peaks_recount(

@@ -18,6 +18,14 @@ the request it waits on.
 
 Nothing here may stop a match: a channel layer that fails is logged (once) and the game goes
 on; its people then time out and forfeit, as a bot that does not answer would.
+
+A run whose match was taken back (its claim lost, `ladder.matches.heartbeat`) abandons its
+table (`LiveTable.abandon`): it sends no frame and no end from then on (the run that holds the
+match now speaks to the pages), stops listening to the people, and a person's seat waiting for
+an answer is woken, so that the run stops at once instead of after the person's time. It learns
+of the take-back at its next heartbeat, or sooner: the newer run's table announces its attempt
+to the match's worker group when it starts (`live.claim`), and an older table that hears it
+gives its run up at once, so two runs are never fed one person's answers for long.
 """
 
 from __future__ import annotations
@@ -28,24 +36,35 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
 from bots.runner.remote import AgentGone, RemoteRequest
 from engine.game import Game
 from engine.transcript import describe_action
-from ladder.relay import groups
+from ladder.relay import groups, messages
 from ladder.relay.views import Frame, TableViews
+
+if TYPE_CHECKING:
+    from bots.runner.match import SeatReport
 
 logger = logging.getLogger(__name__)
 
+ABANDONED = "abandoned"
+"""`LiveTable.ending` of a table whose run lost its claim: it ends without a word."""
 CLOSE_WAIT_S = 3.0
 """How long the end of a match waits for the last frames to leave (then they are dropped)."""
 ACTION_CHARS = 200
 """Longer than any legal action's text: an answer past it is not even compared."""
+RESEND_S = 10.0
+"""While a person has not answered, their frame with the request is sent again this often: a
+frame the channel layer dropped on its way (a socket that lagged past the layer's capacity or
+expiry, as daphne did with 500 tables on a 2-core machine: 933 strikes in 500 games,
+bench_tables) costs the person seconds, not their whole decision's time and a strike. Frames
+are whole and the pages keep one answer per request, so a frame seen twice changes nothing."""
 
 
 @dataclass
@@ -63,14 +82,30 @@ class _Waiting:
 class LiveTable:
     """One match's live frames and its people's relay, for the time the match is played."""
 
-    def __init__(self, *, match_id: int, people: Mapping[int, str], frames_per_second: float):
+    def __init__(
+        self,
+        *,
+        match_id: int,
+        people: Mapping[int, str],
+        frames_per_second: float,
+        attempt: int = 0,
+        superseded: Callable[[str], None] | None = None,
+    ):
         self.match_id = match_id
+        self.attempt = attempt
+        """The run's attempt at the match (its claim's): announced to the match's other
+        tables when this one starts, and compared with theirs."""
+        self.superseded = superseded
+        """Called (from the table's thread) when a newer attempt's table announces itself:
+        this run's claim is gone. None: the table abandons itself."""
         self.people = dict(people)
         """Seat -> name of each person's seat."""
         self.interval = 1 / frames_per_second if frames_per_second > 0 else None
         """Least time between two frames; None: frames only for people's tables."""
         self.enabled = bool(people) or self.interval is not None
         self.game: Game | None = None
+        self.reports: Sequence[SeatReport] = ()
+        """The seats' reports as the referee keeps them (read on its thread only)."""
         self.views: TableViews | None = None
         self.last_build = float("-inf")
         self.force = False
@@ -78,6 +113,8 @@ class LiveTable:
         self.lock = threading.Lock()
         self.outbox: dict[int | None, Frame] = {}
         """Frames not sent yet, one per view (None: the watchers'), guarded by `lock`."""
+        self.again: set[int] = set()
+        """Seats whose latest frame is to be sent again (`resend`), guarded by `lock`."""
         self.ending: str | None = None
         """Set when the match is over ("finished") or failed ("failed"), guarded by `lock`."""
         self.waiting: dict[int, _Waiting] = {}
@@ -97,10 +134,11 @@ class LiveTable:
         """The remote agent of a person's seat."""
         return RelayAgent(self, seat, self.people[seat])
 
-    def watch(self, game: Game) -> None:
+    def watch(self, game: Game, reports: Sequence[SeatReport] = ()) -> None:
         """`play_match`'s watcher: build the frames when they are due. Returns at once."""
         if not self.enabled:
             return
+        self.reports = reports
         if self.views is None:
             self.game = game
             self.views = TableViews(game, self.people)
@@ -112,10 +150,19 @@ class LiveTable:
 
     def ask(self, seat: int, request: RemoteRequest, waiting: _Waiting) -> None:
         """Show a person their request: a frame for every view now, theirs with the request."""
-        if self.game is None or self.views is None:
+        if self.game is None or self.views is None or self.abandoned:
             return  # not watched yet: the referee always watches first
         self.force = True  # the frame after the answer shows that it was taken
         self._build(self.game, {seat: request.observation}, {seat: (request, waiting)})
+
+    def resend(self, seat: int) -> None:
+        """Send the seat's latest frame again (its request still waits: RESEND_S). Returns at
+        once."""
+        with self.lock:
+            if self.ending is not None:
+                return
+            self.again.add(seat)
+        self._kick()
 
     def _build(
         self,
@@ -129,9 +176,11 @@ class LiveTable:
         # numbers its frames after the first run's: pages keep the newest they have seen.
         self.seq = max(self.seq + 1, time.time_ns() // 1000)
         frames = self.views.frames(game, asked)
+        think = _think(self.reports)
         for view, frame in frames.items():
             frame["match"] = self.match_id
             frame["seq"] = self.seq
+            frame["think"] = think
             if view is None:
                 continue
             frame["out"] = self.gone.get(view)
@@ -147,6 +196,8 @@ class LiveTable:
             else:
                 frame["request"] = None
         with self.lock:
+            if self.ending == ABANDONED:
+                return
             self.outbox.update(frames)
         self._kick()
 
@@ -155,6 +206,23 @@ class LiveTable:
             if self.ending is None:
                 self.ending = status
         self._kick()
+
+    def abandon(self, reason: str) -> None:
+        """This run lost its claim on the match: send nothing more, not even the end, and
+        wake the people's seats that wait, so that the referee stops at once. Never blocks
+        (called from the heartbeat's thread)."""
+        with self.lock:
+            self.ending = ABANDONED
+            self.outbox.clear()
+            for waiting in self.waiting.values():
+                waiting.answered.set()
+        logger.info("match %s: live table abandoned: %s", self.match_id, reason)
+        if self.thread is not None:
+            self._kick()
+
+    @property
+    def abandoned(self) -> bool:
+        return self.ending == ABANDONED
 
     def fail(self, reason: str) -> None:
         """The match failed (not a bot's fault): tell the pages so."""
@@ -225,6 +293,10 @@ class LiveTable:
         group = groups.worker(self.match_id)
         listening = await self._quietly(layer.group_add(group, channel))
         listener = asyncio.create_task(self._listen(layer, channel)) if listening else None
+        if self.attempt:
+            # An older run of this match still playing (its worker was thought lost, and its
+            # next heartbeat has not told it yet) hears that its claim is gone, and stops now.
+            await self._quietly(layer.group_send(group, messages.claim(attempt=self.attempt)))
         assert self.wake is not None
         try:
             while True:
@@ -232,19 +304,29 @@ class LiveTable:
                 self.wake.clear()
                 with self.lock:
                     outbox, self.outbox = self.outbox, {}
+                    again, self.again = self.again, set()
                     ending = self.ending
+                if ending == ABANDONED:
+                    return
                 for view, frame in outbox.items():
                     text = json.dumps(frame, separators=(",", ":"))
                     self.latest[view] = text
-                    message = {"type": "live.frame", "match": self.match_id, "frame": text}
+                    message = messages.frame(match_id=self.match_id, text=text)
                     target = (
                         groups.watchers(self.match_id)
                         if view is None
                         else groups.seat(self.match_id, view)
                     )
                     await self._quietly(layer.group_send(target, message))
+                for seat in again - set(outbox):
+                    latest = self.latest.get(seat)
+                    if latest is not None:
+                        message = messages.frame(match_id=self.match_id, text=latest)
+                        await self._quietly(
+                            layer.group_send(groups.seat(self.match_id, seat), message)
+                        )
                 if ending is not None:
-                    end = {"type": "live.end", "match": self.match_id, "status": ending}
+                    end = messages.end(match_id=self.match_id, status=ending)
                     await self._quietly(layer.group_send(groups.watchers(self.match_id), end))
                     for seat in self.people:
                         await self._quietly(layer.group_send(groups.seat(self.match_id, seat), end))
@@ -253,7 +335,7 @@ class LiveTable:
             if listener is not None:
                 # A message to itself ends the listener between two receives: cancelling a
                 # receive would wait out Redis's blocking pop.
-                await self._quietly(layer.send(channel, {"type": "live.stop"}))
+                await self._quietly(layer.send(channel, messages.stop()))
                 await self._quietly(asyncio.shield(listener))
                 listener.cancel()
                 await self._quietly(layer.group_discard(group, channel))
@@ -284,14 +366,16 @@ class LiveTable:
             if not isinstance(message, dict):
                 continue
             kind = message.get("type")
-            if kind == "live.stop":
+            if kind == messages.STOP:
                 return
-            if kind == "live.sync":
+            if kind == messages.SYNC:
                 await self._sync(layer, message)
-            elif kind == "live.act":
+            elif kind == messages.ACT:
                 self._answer(message)
-            elif kind == "live.resign":
+            elif kind == messages.RESIGN:
                 self._resign(message)
+            elif kind == messages.CLAIM:
+                self._claimed(message)
 
     async def _sync(self, layer: Any, message: dict[str, Any]) -> None:
         """A page opened: send it the latest frame of its view."""
@@ -305,8 +389,7 @@ class LiveTable:
             return
         if text is None or not isinstance(reply_to, str) or len(reply_to) > 200:
             return
-        frame = {"type": "live.frame", "match": self.match_id, "frame": text}
-        await self._quietly(layer.send(reply_to, frame))
+        await self._quietly(layer.send(reply_to, messages.frame(match_id=self.match_id, text=text)))
 
     def _answer(self, message: dict[str, Any]) -> None:
         """A person's answer: taken only if it names the request their seat waits on and one
@@ -328,6 +411,20 @@ class LiveTable:
             waiting.action = action
             waiting.answered.set()
 
+    def _claimed(self, message: dict[str, Any]) -> None:
+        """A table of a newer attempt at this match started: this run's claim is gone (only a
+        take-back lets a match be claimed again, and every claim counts one attempt more)."""
+        attempt = message.get("attempt")
+        if not isinstance(attempt, int) or isinstance(attempt, bool):
+            return
+        if attempt <= self.attempt or self.abandoned:
+            return
+        reason = f"superseded: attempt {attempt} of the match started its live table"
+        if self.superseded is not None:
+            self.superseded(reason)
+        else:
+            self.abandon(reason)
+
     def _resign(self, message: dict[str, Any]) -> None:
         seat = message.get("seat")
         if not _is_int(seat) or seat not in self.people:
@@ -337,6 +434,14 @@ class LiveTable:
             waiting = self.waiting.get(seat)
             if waiting is not None:
                 waiting.answered.set()
+
+
+def _think(reports: Sequence[SeatReport]) -> list[dict[str, int]] | None:
+    """Each seat's decisions so far and the time they took (wall ms, as the match page shows
+    them once recorded), by seat; None before the referee has told any."""
+    if not reports:
+        return None
+    return [{"decisions": r.decisions, "ms": round(r.think_ms)} for r in reports]
 
 
 async def _raise(exc: Exception) -> None:
@@ -368,14 +473,23 @@ class RelayAgent:
         with table.lock:
             if seat in table.gone:
                 raise AgentGone(table.gone[seat])
+            if table.ending == ABANDONED:
+                return None  # the referee's next look at its stop ends the run
             table.waiting[seat] = waiting
         try:
             table.ask(seat, request, waiting)
-            waiting.answered.wait(request.timeout_s)
+            deadline = time.monotonic() + request.timeout_s
+            while not waiting.answered.wait(min(RESEND_S, max(0.0, deadline - time.monotonic()))):
+                if time.monotonic() >= deadline:
+                    break
+                table.resend(seat)
         finally:
             with table.lock:
                 table.waiting.pop(seat, None)
                 gone = table.gone.get(seat)
+                abandoned = table.ending == ABANDONED
+        if abandoned:
+            return None
         if gone is not None:
             raise AgentGone(gone)
         return waiting.action
@@ -389,11 +503,20 @@ class RelayAgent:
         pass  # the table closes once the match is recorded
 
 
-def live_table_open(*, match_id: int, people: Mapping[int, str]) -> LiveTable:
-    """The live table of a match about to be played; its thread starts with the first frame
-    (a table nobody may watch, GRASS_LIVE_FRAMES_PER_SECOND 0 and no person, has none)."""
+def live_table_open(
+    *,
+    match_id: int,
+    people: Mapping[int, str],
+    attempt: int = 0,
+    superseded: Callable[[str], None] | None = None,
+) -> LiveTable:
+    """The live table of attempt `attempt` at a match about to be played; its thread starts
+    with the first frame (a table nobody may watch, GRASS_LIVE_FRAMES_PER_SECOND 0 and no
+    person, has none) and tells the match's older tables that their run is superseded."""
     return LiveTable(
         match_id=match_id,
         people=people,
         frames_per_second=settings.GRASS_LIVE_FRAMES_PER_SECOND,
+        attempt=attempt,
+        superseded=superseded,
     )

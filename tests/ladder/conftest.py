@@ -41,9 +41,64 @@ def postgres_ready() -> None:
 
 
 @pytest.fixture(scope="session")
-def django_db_setup(postgres_ready: None, django_db_setup: Any) -> Iterator[None]:
-    """pytest-django's test database, created only once PostgreSQL is known to answer."""
+def django_db_setup(
+    postgres_ready: None, django_db_setup: Any, django_db_blocker: Any
+) -> Iterator[None]:
+    """pytest-django's test database, created only once PostgreSQL is known to answer; at the
+    end, every other session on it closed before pytest-django drops it (issue 37: the drop
+    failed with "database ... is being accessed by other users" and left it behind)."""
     yield
+    with django_db_blocker.unblock():
+        _close_database_sessions()
+
+
+SESSIONS_CLOSE_TIMEOUT = 30.0
+
+
+def _other_sessions() -> list[tuple[int, str, str, str]]:
+    """The test database's sessions but this connection's: pid, application, state, query."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid, application_name, state, left(query, 120) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        return list(cursor.fetchall())
+
+
+def _close_database_sessions() -> None:
+    """Wait for the test database's other sessions to go before pytest-django drops it, and
+    name in a warning those still open after SESSIONS_CLOSE_TIMEOUT. Nothing is terminated
+    (pg_terminate_backend here once killed the test processes' own connections mid-teardown in
+    CI): a session left open is a leak, to be fixed where it is opened.
+
+    The rule: a thread that uses the database closes its connection when it is done with it.
+    Django keeps a connection per thread, and one a thread leaves open stays open while the
+    thread lives (a pool's thread, such as asgiref's for `database_sync_to_async`: to the end of
+    the run), then until the garbage collector frees the dead thread's storage (collected here
+    first, as a last resort). How the tests keep to it: the threads they start close their
+    connection when their function returns (`in_thread`, and `run_async` for asgiref's thread,
+    in tests/ladder/live/conftest.py); the browser tests close the main thread's connections as
+    Playwright's loop starts and stops, since Django keeps that thread's connections apart
+    while the loop runs (tests/browser/conftest.py); the site's own threads (a match's
+    heartbeat, the breaker's proof) close theirs on exit. The Celery workers and daphne the
+    end-to-end tests start are stopped after each test, but PostgreSQL notices a killed
+    client's session a moment later: those are what the wait is for."""
+    import gc
+    import time
+    import warnings
+
+    gc.collect()
+    deadline = time.monotonic() + SESSIONS_CLOSE_TIMEOUT
+    while (left := _other_sessions()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if left:
+        warnings.warn(
+            "sessions still open on the test database at its teardown (a thread that used the"
+            f" database and did not close its connection, or a process not stopped): {left}",
+            stacklevel=1,
+        )
 
 
 @pytest.fixture(autouse=True)
@@ -113,6 +168,23 @@ def api(owner: Any, stranger: Any) -> Any:
 
 
 @pytest.fixture
+def owners(django_user_model: Any) -> Any:
+    """`make(n)`: n new users (`author0`, `author1`, ...), unlinked: the owners of bots that
+    must be able to share a rated table."""
+    made: list[Any] = []
+
+    def make(n: int) -> list[Any]:
+        start = len(made)
+        made.extend(
+            django_user_model.objects.create_user(username=f"author{i}", password="pw")
+            for i in range(start, start + n)
+        )
+        return made[start:]
+
+    return make
+
+
+@pytest.fixture
 def example_file() -> Any:
     """The bytes of an example bot's `bot.py`, as its author would upload it."""
     from bots.runner.botfiles import load_bot
@@ -122,18 +194,20 @@ def example_file() -> Any:
 
 @pytest.fixture
 def valid_version(owner: Any, example_file: Any) -> Any:
-    """`make(name, example)`: a bot with one version of an example bot, marked valid without
-    playing its validation game (the upload tests play those)."""
+    """`make(name, example, by=user)`: a bot of `owner` (or of `by`) with one version of an
+    example bot, marked valid without playing its validation game (the upload tests play
+    those). Bots of one owner never share a rated table the matchmaker or a tournament makes:
+    tests of those give each bot an owner of its own (`owners`)."""
     from ladder.bots.models import BotVersion
     from ladder.bots.services import bot_create, bot_version_upload
-    from ladder.bots.signals import bot_version_validated
+    from ladder.ratings.services import rating_pool_enter
 
-    def make(name: str, example: str = "random") -> BotVersion:
-        bot = bot_create(owner=owner, name=name)
+    def make(name: str, example: str = "random", *, by: Any = None) -> BotVersion:
+        bot = bot_create(owner=by or owner, name=name)
         version = bot_version_upload(bot=bot, filename="bot.py", data=example_file(example))
         BotVersion.objects.filter(pk=version.pk).update(status=BotVersion.Status.VALID)
-        # What bot_version_validate sends with a valid verdict: the matchmaker's pool.
-        bot_version_validated.send(sender=BotVersion, bot_id=version.bot_id)
+        # What bot_version_validate calls with a valid verdict: the matchmaker's pool.
+        rating_pool_enter(bot_id=version.bot_id)
         version.refresh_from_db()
         return version
 

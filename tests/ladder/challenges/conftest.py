@@ -8,7 +8,7 @@ import pytest
 
 from ladder.bots.models import Bot, BotVersion
 from ladder.bots.services import bot_create, bot_version_upload
-from ladder.bots.signals import bot_version_validated
+from ladder.ratings.services import rating_pool_enter
 
 
 @pytest.fixture
@@ -20,8 +20,8 @@ def owned_by(example_file: Any) -> Any:
         version = bot_version_upload(bot=bot, filename="bot.py", data=example_file(example))
         if valid:
             BotVersion.objects.filter(pk=version.pk).update(status=BotVersion.Status.VALID)
-            # What bot_version_validate sends with a valid verdict: the matchmaker's pool.
-            bot_version_validated.send(sender=BotVersion, bot_id=version.bot_id)
+            # What bot_version_validate calls with a valid verdict: the matchmaker's pool.
+            rating_pool_enter(bot_id=version.bot_id)
         version.refresh_from_db()
         return version
 

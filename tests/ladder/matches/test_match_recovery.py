@@ -25,6 +25,7 @@ from django.utils import timezone
 from psycopg import sql
 
 from ladder.matches import services as match_services
+from ladder.matches.claims import Claim
 from ladder.matches.heartbeat import match_heartbeat
 from ladder.matches.models import Match
 from ladder.matches.services import (
@@ -33,10 +34,9 @@ from ladder.matches.services import (
     match_resend_lost,
     match_run,
 )
-from ladder.matches.signals import match_recorded
 from ladder.matches.tasks import run_match
 from ladder.ratings.models import BotRating, RatingChange
-from tests.ladder.conftest import _unavailable
+from tests import redis_server
 
 pytestmark = pytest.mark.django_db
 
@@ -60,11 +60,13 @@ def _claimed(match: Match, *, started_ago: timedelta, silent_for: timedelta | No
     )
 
 
-def test_the_sweep_takes_back_a_silent_match_within_a_minute_and_leaves_a_beating_one(
+def test_the_sweep_takes_back_a_silent_match_within_a_minute_and_never_a_beating_one(
     valid_version: Any, sent: list[int], settings: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
-    """Today's rule waited GRASS_MATCH_STALE_SECONDS (30 minutes) for any running match; the
-    heartbeat tells a dead worker's match (silent) from a long one (beating) in under one."""
+    """The heartbeat tells a dead worker's match (silent) from a long one (beating) in under a
+    minute, and a match that beats is never taken back, however long ago it was claimed (issue
+    35: a person's game claimed 30 minutes ago was taken back mid-game and played twice).
+    GRASS_MATCH_STALE_SECONDS judges only a claim of an earlier release, with no heartbeat."""
     assert settings.GRASS_MATCH_SILENT_SECONDS <= 60 <= settings.GRASS_MATCH_STALE_SECONDS
     versions = [valid_version("a"), valid_version("b")]
     silent = match_create(versions=versions)
@@ -73,16 +75,19 @@ def test_the_sweep_takes_back_a_silent_match_within_a_minute_and_leaves_a_beatin
     _claimed(long, started_ago=timedelta(minutes=20), silent_for=timedelta(seconds=3))
     legacy = match_create(versions=versions)  # claimed before heartbeats: the old rule
     _claimed(legacy, started_ago=timedelta(minutes=20), silent_for=None)
-    hung = match_create(versions=versions)  # beats, but past the longest a match may take
-    _claimed(hung, started_ago=timedelta(hours=1), silent_for=timedelta(seconds=3))
+    old_legacy = match_create(versions=versions)
+    _claimed(old_legacy, started_ago=timedelta(hours=1), silent_for=None)
+    # Beats, claimed two hours ago (past GRASS_MATCH_STALE_SECONDS): a person's long game.
+    hours = match_create(versions=versions)
+    _claimed(hours, started_ago=timedelta(hours=2), silent_for=timedelta(seconds=3))
 
     with django_capture_on_commit_callbacks(execute=True):
         requeued = match_requeue_stale()
-    assert sorted(requeued) == sorted([silent.pk, hung.pk])
-    assert sorted(sent) == sorted([silent.pk, hung.pk])
+    assert sorted(requeued) == sorted([silent.pk, old_legacy.pk])
+    assert sorted(sent) == sorted([silent.pk, old_legacy.pk])
     statuses = dict(Match.objects.values_list("pk", "status"))
-    assert statuses[long.pk] == statuses[legacy.pk] == Match.Status.RUNNING
-    assert statuses[silent.pk] == Match.Status.QUEUED
+    assert statuses[long.pk] == statuses[legacy.pk] == statuses[hours.pk] == Match.Status.RUNNING
+    assert statuses[silent.pk] == statuses[old_legacy.pk] == Match.Status.QUEUED
 
 
 def test_the_database_start_time_is_read() -> None:
@@ -147,12 +152,13 @@ def test_a_playing_worker_beats_through_a_lost_connection_and_stops_when_taken_b
     _claimed(match, started_ago=timedelta(0), silent_for=timedelta(minutes=1))
     started = Match.objects.get(pk=match.pk).started
     assert started is not None
+    claim = Claim(match_id=match.pk, started=started, attempt=1)
     first = _beat_of(match.pk)
     # Sessions open before the thread starts are not its own (a process of an earlier test on
     # this database may still be on its way out).
     before = set(_other_sessions())
 
-    with caplog.at_level(logging.INFO), match_heartbeat(match_id=match.pk, started=started):
+    with caplog.at_level(logging.INFO), match_heartbeat(claim=claim) as lease:
         _wait(lambda: (b := _beat_of(match.pk)) != first and b, what="a beat")
         # The database refuses new connections for a while (as while it restarts): the beats
         # fail, and the first one after it accepts them again is written.
@@ -161,25 +167,22 @@ def test_a_playing_worker_beats_through_a_lost_connection_and_stops_when_taken_b
             refused = _beat_of(match.pk)
         _wait(lambda: (b := _beat_of(match.pk)) != refused and b, what="a beat after it")
         assert "heartbeat written again" in caplog.text
+        assert lease.lost is None
         # The sweep takes it back: this worker's claim no longer holds, and it stops beating.
         Match.objects.filter(pk=match.pk).update(status=Match.Status.QUEUED, started=None)
         _wait(lambda: "taken back from this worker" in caplog.text, what="the thread to stop")
+        assert lease.lost is not None and "no longer holds" in lease.lost
     assert _beat_of(match.pk) is not None
     _wait(lambda: not set(_other_sessions()) - before, what="the thread's connection to close")
 
 
 @pytest.fixture
 def broker(settings: Any) -> Iterator[Any]:
-    """The tests' Redis database, emptied before and after."""
-    import redis
-
-    client = redis.Redis.from_url(settings.CELERY_BROKER_URL, socket_timeout=3)
-    try:
-        client.flushdb()
-    except redis.RedisError as exc:
-        _unavailable("Redis", exc)
+    """This test process's broker database of the run's own Redis, emptied before and after."""
+    client = redis_server.emptied(settings.CELERY_BROKER_URL)
     yield client
-    client.flushdb()
+    redis_server.emptied(settings.CELERY_BROKER_URL).close()
+    client.close()
 
 
 def test_a_queued_match_is_sent_again_only_when_its_message_is_gone(
@@ -307,17 +310,19 @@ def test_a_connection_lost_mid_record_leaves_no_file_behind_and_rates_once(
     match = match_create(versions=[valid_version("a"), valid_version("b")], limits={"max_hands": 1})
     cuts: list[int] = []
 
-    def cut_once(**_: Any) -> None:
+    from ladder.matches import services
+
+    rate = services.rating_apply
+
+    def cut_once(**kwargs: Any) -> None:
+        rate(**kwargs)  # the ratings applied, then the connection cut
         if not cuts:
             cuts.append(_backend_pid())
             _cut_from_the_server(cuts[0])
 
-    match_recorded.connect(cut_once, dispatch_uid="test-cut-once")
-    try:
-        with caplog.at_level(logging.INFO):
-            match_run(match_id=match.pk)
-    finally:
-        match_recorded.disconnect(dispatch_uid="test-cut-once")
+    with caplog.at_level(logging.INFO), pytest.MonkeyPatch.context() as patch:
+        patch.setattr(services, "rating_apply", cut_once)
+        match_run(match_id=match.pk)
     _assert_recorded_once(match)
     assert len(cuts) == 1 and "removed logs/" in caplog.text
     match.refresh_from_db()
