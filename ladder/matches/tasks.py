@@ -138,7 +138,10 @@ def make_boxes_for_the_next_match(**_: Any) -> None:
         logger.warning("could not make boxes ahead for the next match: %s", exc)
         return
     if made:
-        logger.info("made %d boxes ahead for the next match (%d ready)", made, len(pool.POOL.ready))
+        # The ids let an operator (and tests/e2e/test_pipeline.py) tell this worker's ready
+        # boxes from other programs' among the host's leftovers.
+        ready = ", ".join(str(ready.box.id) for ready in pool.POOL.ready)
+        logger.info("made %d boxes ahead for the next match (ready: boxes %s)", made, ready)
 
 
 @task_postrun.connect(sender=run_match)
