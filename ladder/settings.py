@@ -497,7 +497,7 @@ gives the run up as failed (and the match is played again)."""
 GRASS_MATCH_FILES_KEEP_DAYS = env_int("GRASS_MATCH_FILES_KEEP_DAYS", 0)
 """Retention of match files: the log (and a replay stored before replays were computed on
 view) of a finished ladder match older than this many days, whose replay nobody opened in that
-time, is deleted by the hourly `expire_match_files` (`matches.services.match_files_expire`).
+time, is deleted by the hourly `expire_match_files` (`matches.files.match_files_expire`).
 Its result, seats and rating changes stay; tournament games' logs are never deleted. 0 keeps
 every file (docs/scale.md, "Storage")."""
 GRASS_RECOVER_ON_WORKER_START = env_bool("GRASS_RECOVER_ON_WORKER_START", False)

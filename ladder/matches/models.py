@@ -13,6 +13,10 @@ from django.utils import timezone
 from ladder.bots.models import BotVersion
 from ladder.matches.lanes import Lane
 
+FAILURE_REASON_CHARS = 4_000
+"""How much of a failure's text is kept: a match's `failure_reason`, a pending log's
+`last_error`."""
+
 
 def new_seed() -> int:
     """A game's seed decides every shuffle, so it comes from the OS's secure generator: a bot
@@ -88,8 +92,8 @@ class Match(models.Model):
     or for everyone when the owner made the bot's debug lines public
     (`ladder.bots.selectors.bot_debug_visible`); the log, which is public, never holds them."""
     viewed = models.DateTimeField(null=True, blank=True)
-    """When the match's replay was last opened (kept to the day: `services.match_viewed`).
-    Retention (`services.match_files_expire`) keeps the files of matches watched lately."""
+    """When the match's replay was last opened (kept to the day: `files.match_viewed`).
+    Retention (`files.match_files_expire`) keeps the files of matches watched lately."""
     result = models.JSONField(null=True, blank=True)
     """The engine's result line: totals, per-hand scores, ranks."""
     rated = models.BooleanField(default=True)
@@ -134,7 +138,7 @@ class Match(models.Model):
                 name="match_background_finished",
                 condition=models.Q(status="finished", lane__isnull=True),
             ),
-            # Retention walks finished matches oldest first (`services.match_files_expire`).
+            # Retention walks finished matches oldest first (`files.match_files_expire`).
             models.Index(
                 fields=["finished", "id"],
                 name="match_files_kept",
@@ -252,7 +256,7 @@ class MatchSeat(models.Model):
 class PendingLog(models.Model):
     """A finished match's log that the media storage refused when the match was recorded (a
     full disk): its gzip bytes, kept in the database until the sweep
-    (`services.match_logs_write_pending`) writes them to storage and deletes this row.
+    (`files.match_logs_write_pending`) writes them to storage and deletes this row.
 
     A played game is never lost to its log: the match is recorded (seats, places, ratings,
     status finished) whatever storage says, and its page says the log is not available yet.

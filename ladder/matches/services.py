@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import json
 import logging
 import random
 import socket
@@ -48,10 +47,16 @@ from ladder.bots.services import bot_version_runnable
 from ladder.bots.signals import bot_disabled
 from ladder.matches.broker import matches_waiting
 from ladder.matches.claims import Claim, match_claim
-from ladder.matches.debug import debug_pack
+from ladder.matches.files import log_name, match_debug_store, match_log_store, replay_name
 from ladder.matches.heartbeat import STEP_SLACK_SECONDS, Progress, match_heartbeat
 from ladder.matches.lanes import Lane, lane_queue
-from ladder.matches.models import BotOpponentRecord, BotSeatRecord, Match, MatchSeat, PendingLog
+from ladder.matches.models import (
+    FAILURE_REASON_CHARS,
+    BotOpponentRecord,
+    BotSeatRecord,
+    Match,
+    MatchSeat,
+)
 from ladder.matches.records import (
     OPPONENT_FIELDS,
     SEAT_FIELDS,
@@ -67,15 +72,12 @@ from ladder.matches.selectors import (
 from ladder.matches.signals import match_settled
 from ladder.ratings.services import rating_apply
 from ladder.relay.table import LiveTable, live_table_open
-from ladder.storage import StorageFull, storage_save_whole
 from ladder.task_sending import send_on_commit
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
 
 logger = logging.getLogger(__name__)
-
-FAILURE_REASON_CHARS = 4_000
 
 
 def match_create(
@@ -534,161 +536,6 @@ def first_fault_details(faults: Sequence[dict[str, Any]]) -> dict[str, str]:
     return details
 
 
-def _log_name(match_id: int) -> str:
-    return f"match-{match_id}.jsonl.gz"
-
-
-def _replay_name(match_id: int) -> str:
-    return f"match-{match_id}.json.gz"
-
-
-def _match_log_store(match: Match, log: bytes) -> bool:
-    """Write a just-played match's log to storage, or keep it in the database when storage
-    refuses it (a full disk, a lost NFS mount): the game was played, and its result must not
-    wait on a disk. Returns whether the file was written; if not, PendingLog holds the bytes
-    until `match_logs_write_pending` writes them. Runs in `_match_record`'s transaction; the
-    write has a savepoint of its own, so whatever the storage raised leaves it usable.
-    """
-    try:
-        with transaction.atomic():
-            storage_save_whole(match.log, _log_name(match.pk), log)
-    except Exception as exc:
-        logger.exception("match %s: log kept in the database until storage takes it", match.pk)
-        PendingLog.objects.update_or_create(
-            match=match, defaults={"data": log, "last_error": _storage_error(exc)}
-        )
-        return False
-    return True
-
-
-def replay_pack(doc: dict[str, Any]) -> bytes:
-    """A replay document as the viewer is sent it: compact JSON, gzipped."""
-    return gzip.compress(json.dumps(doc, separators=(",", ":")).encode(), compresslevel=6)
-
-
-def match_viewed(*, match_id: int) -> None:
-    """Note that the match's replay was opened now: retention keeps the files of matches
-    watched lately. Written at most once a day per match (a conditional update), so a popular
-    match costs no write per view."""
-    now = timezone.now()
-    today = now.replace(hour=0, minute=0, second=0, microsecond=0)
-    Match.objects.filter(pk=match_id).filter(
-        models.Q(viewed__isnull=True) | models.Q(viewed__lt=today)
-    ).update(viewed=now)
-
-
-EXPIRE_BATCH = 1000
-"""Matches whose files one retention run deletes at most (the next run goes on)."""
-
-
-def match_files_expire(
-    *, older_than: timedelta | None = None, limit: int = EXPIRE_BATCH
-) -> list[int]:
-    """Retention: delete the files (the log, and a replay stored by an older version) of the
-    finished matches older than `older_than` (default GRASS_MATCH_FILES_KEEP_DAYS; 0 keeps
-    everything) whose replay nobody opened in that time, oldest first, at most `limit`;
-    returns their ids.
-
-    Never touched: tournament games (their logs are the event's record, downloadable as its
-    archive), a match whose log still waits in the database (PendingLog), and anything but
-    files: the result, the seats and the rating changes stay, and the match says when its
-    files went (`files_expired`). Each match is claimed with a conditional update before its
-    files are deleted, so two runs never work on one match, and a row never points at a
-    deleted file.
-    """
-    if older_than is None:
-        days = settings.GRASS_MATCH_FILES_KEEP_DAYS
-        if days <= 0:
-            return []
-        older_than = timedelta(days=days)
-    now = timezone.now()
-    cutoff = now - older_than
-    old = (
-        Match.objects.filter(
-            status=Match.Status.FINISHED, files_expired__isnull=True, finished__lt=cutoff
-        )
-        # The tournaments app's one-to-one to a match: a tournament's games keep their logs.
-        .filter(tournament_game__isnull=True, pending_log__isnull=True)
-        .filter(models.Q(viewed__isnull=True) | models.Q(viewed__lt=cutoff))
-        .order_by("finished", "id")
-        .values_list("id", "log", "replay")[:limit]
-    )
-    unwatched = models.Q(viewed__isnull=True) | models.Q(viewed__lt=cutoff)
-    expired: list[int] = []
-    for match_id, log, replay in list(old):
-        # Claimed only if still unexpired and unwatched (a view since the read above wins).
-        claimed = (
-            Match.objects.filter(pk=match_id, files_expired__isnull=True)
-            .filter(unwatched)
-            .update(files_expired=now, log="", replay="", replay_engine="")
-        )
-        if not claimed:
-            continue
-        for name in (log, replay):
-            if name:
-                try:
-                    Match.log.field.storage.delete(name)
-                except OSError:
-                    logger.warning("match %s: could not delete %s", match_id, name, exc_info=True)
-        expired.append(match_id)
-    if expired:
-        logger.info("retention deleted the files of %d matches", len(expired))
-    return expired
-
-
-def _match_debug_store(match: Match, played: MatchResult) -> None:
-    """Store what the bots wrote on stderr while they decided (`ladder.matches.debug`) beside
-    the log, if any bot wrote anything. Their authors' aid, not the game: storage that refuses
-    it (a full disk) leaves it out, and the match is recorded all the same."""
-    try:
-        packed = debug_pack(played.seats)
-        if packed is None:
-            return
-        with transaction.atomic():
-            storage_save_whole(match.debug, f"match-{match.pk}.json.gz", packed)
-    except Exception:
-        logger.exception("match %s: debug lines not stored", match.pk)
-        match.debug = ""  # an empty FieldFile: none stored
-
-
-def _storage_error(exc: Exception) -> str:
-    cause = exc.__cause__ if isinstance(exc, StorageFull) and exc.__cause__ else exc
-    return f"{type(cause).__name__}: {cause}"[:FAILURE_REASON_CHARS]
-
-
-def match_logs_write_pending(*, limit: int = 100) -> list[int]:
-    """Write to storage the logs that waited in the database (PendingLog), oldest first, at
-    most `limit` per call; returns the ids of the matches whose log was written. Run by the
-    sweep (`sweep_matches`, every minute on beat).
-
-    Each match is taken under its row lock (skipping one another sweep holds), its file
-    written whole and the row deleted in one transaction. The first refusal ends the call: a
-    storage still full would refuse the rest too; the next sweep tries again.
-    """
-    written: list[int] = []
-    waiting = PendingLog.objects.order_by("created").values_list("match_id", flat=True)
-    for match_id in list(waiting[:limit]):
-        with transaction.atomic():
-            match = Match.objects.select_for_update(skip_locked=True).filter(pk=match_id).first()
-            pending = PendingLog.objects.filter(match_id=match_id).first()
-            if match is None or pending is None:
-                continue  # another sweep holds it, or has written it
-            try:
-                with transaction.atomic():
-                    storage_save_whole(match.log, _log_name(match_id), bytes(pending.data))
-            except Exception as exc:
-                logger.warning("match %s: its log still cannot be stored: %s", match_id, exc)
-                pending.last_error = _storage_error(exc)
-                pending.save(update_fields=["last_error"])
-                break
-            match.save(update_fields=["log"])
-            pending.delete()
-        written.append(match_id)
-    if written:
-        logger.info("stored the logs that waited in the database: matches %s", written)
-    return written
-
-
 def _match_record_retrying(*, claim: Claim, seats: list[MatchSeat], played: MatchResult) -> Match:
     """`_match_record`, tried again while the database connection fails (a PostgreSQL restart
     or failover, a network cut), reconnecting between tries, for up to
@@ -741,8 +588,8 @@ def _match_files_unrecorded_remove(*, claim: Claim) -> None:
     if match is None:
         return
     leftovers = [
-        (match.log, _log_name(match_id)),
-        (match.replay, _replay_name(match_id)),
+        (match.log, log_name(match_id)),
+        (match.replay, replay_name(match_id)),
     ]
     for field_file, name in leftovers:
         path = field_file.field.generate_filename(match, name)
@@ -755,7 +602,7 @@ def _match_record(*, claim: Claim, seats: list[MatchSeat], played: MatchResult) 
     """Record a played match in one transaction: seats, log, result, status, ratings.
 
     A log that storage will not take does not undo the rest: it waits in the database
-    (`_match_log_store`), since a game that was played must never be failed and replayed
+    (`match_log_store`), since a game that was played must never be failed and replayed
     because of a disk.
     """
     # mtime=0: the same game always compresses to the same bytes, hence the same sha256.
@@ -799,8 +646,8 @@ def _match_record(*, claim: Claim, seats: list[MatchSeat], played: MatchResult) 
         )
         # No replay is computed here: it was two thirds of the CPU of recording a match and a
         # file 4.4 times the log's size; the viewer computes it on first view and caches it.
-        _match_log_store(match, log)
-        _match_debug_store(match, played)
+        match_log_store(match, log)
+        match_debug_store(match, played)
         match.log_sha256 = hashlib.sha256(log).hexdigest()
         match.result = played.result
         match.status = Match.Status.FINISHED

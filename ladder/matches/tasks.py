@@ -28,10 +28,9 @@ from ladder.breaker import (
 )
 from ladder.celery import app
 from ladder.matches.broker import match_queues
+from ladder.matches.files import match_files_expire, match_logs_write_pending
 from ladder.matches.models import Match
 from ladder.matches.services import (
-    match_files_expire,
-    match_logs_write_pending,
     match_requeue_stale,
     match_resend_lost,
     match_retry_failed,

@@ -17,8 +17,8 @@ from engine.game import ENGINE_VERSION, Event
 from engine.log import LogError, read_log
 from engine.replay_frames import document
 from ladder.matches.decisions import decision_marks
+from ladder.matches.files import replay_pack
 from ladder.matches.selectors import match_finished
-from ladder.matches.services import replay_pack
 
 MIB = 1024 * 1024
 UPLOAD_LIMIT = 5 * MIB

@@ -21,7 +21,7 @@ from django.views.decorators.http import condition, require_GET, require_POST
 
 from engine.game import ENGINE_VERSION
 from engine.log import LogError
-from ladder.matches.services import match_viewed
+from ladder.matches.files import match_viewed
 from ladder.replays.selectors import (
     UPLOAD_LIMIT,
     ReplayError,

@@ -329,7 +329,7 @@ class Command(BaseCommand):
 
     def _storage(self, games: list[Any], ladder: Ladder) -> dict[str, Any]:
         from engine.replay_frames import document
-        from ladder.matches.services import replay_pack
+        from ladder.matches.files import replay_pack
 
         logs = [len(gzip.compress(g.log_text().encode(), mtime=0)) for g in games]
         replays = [len(replay_pack(document(g.events, None))) for g in games]

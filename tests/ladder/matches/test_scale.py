@@ -12,14 +12,13 @@ import pytest
 from django.db.models import Max
 
 from bots.runner.match import SeatReport
+from ladder.matches.files import match_files_expire, match_viewed
 from ladder.matches.models import BotOpponentRecord, BotSeatRecord, Match
 from ladder.matches.selectors import match_seats
 from ladder.matches.services import (
     _match_record,
     bot_records_rebuild,
     match_create,
-    match_files_expire,
-    match_viewed,
 )
 from ladder.pagination import LEGACY_PAGES, keyset_cursor
 from ladder.ratings.models import BotRating, RatingChange
