@@ -156,7 +156,7 @@ class BotResults:
 def bot_results(*, bot_id: int, opponents: int = TOP_OPPONENTS) -> BotResults:
     """The bot's finished games (every ruleset) by the seat it held and against the
     `opponents` bots it met most often: read from the records kept as each match is recorded
-    (`matches.services.bot_records_add`), a few rows whatever the bot's history."""
+    (`matches.records.bot_records_add`), a few rows whatever the bot's history."""
     seats = [
         SeatResult(
             seat=record.seat,

@@ -277,8 +277,8 @@ class PendingLog(models.Model):
 
 class BotSeatRecord(models.Model):
     """A bot's finished games (any ruleset, rated or not) at one seat index, added to by the
-    service that records each match (`services.bot_records_add`), so that the bot page reads
-    at most six rows however many games the bot has. `services.bot_records_rebuild` computes
+    service that records each match (`records.bot_records_add`), so that the bot page reads
+    at most six rows however many games the bot has. `records.bot_records_rebuild` computes
     them again from the seats (they must agree: tested)."""
 
     bot = models.ForeignKey(

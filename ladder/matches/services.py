@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import Error as DatabaseErrors
-from django.db import InterfaceError, OperationalError, connection, models, transaction
+from django.db import InterfaceError, OperationalError, connection, transaction
 from django.db.models import F, Q, QuerySet
 from django.db.models.functions import Now
 from django.utils import timezone
@@ -50,22 +50,8 @@ from ladder.matches.claims import Claim, match_claim
 from ladder.matches.files import log_name, match_debug_store, match_log_store, replay_name
 from ladder.matches.heartbeat import STEP_SLACK_SECONDS, Progress, match_heartbeat
 from ladder.matches.lanes import Lane, lane_queue
-from ladder.matches.models import (
-    FAILURE_REASON_CHARS,
-    BotOpponentRecord,
-    BotSeatRecord,
-    Match,
-    MatchSeat,
-)
-from ladder.matches.records import (
-    OPPONENT_FIELDS,
-    SEAT_FIELDS,
-    OpponentShare,
-    SeatResult,
-    SeatShare,
-    add_shares,
-    match_shares,
-)
+from ladder.matches.models import FAILURE_REASON_CHARS, Match, MatchSeat
+from ladder.matches.records import SeatResult, bot_records_add
 from ladder.matches.selectors import (
     match_seats,
 )
@@ -720,94 +706,3 @@ def bot_disable_if_failing(*, bot_id: int) -> bool:
         return False
     transaction.on_commit(lambda: bot_disabled.send(sender=Bot, bot_id=bot_id, reason=reason))
     return True
-
-
-def _upsert_added(
-    model: type[models.Model],
-    keys: tuple[str, str],
-    fields: tuple[str, ...],
-    rows: dict[tuple[int, int], Any],
-) -> None:
-    """Add `rows` ({key: share}) to `model`'s rows of those key columns, creating the missing
-    ones, in one INSERT ... ON CONFLICT DO UPDATE (PostgreSQL and SQLite both speak it). The rows go
-    in key order, so two matches recorded at once that share bots lock them in the same order
-    and cannot deadlock."""
-    if not rows:
-        return
-    table = connection.ops.quote_name(model._meta.db_table)
-    names = list(keys) + list(fields)
-    quoted = [connection.ops.quote_name(name) for name in names]
-    placeholders = "(" + ", ".join(["%s"] * len(names)) + ")"
-    params: list[Any] = []
-    for key in sorted(rows):
-        params.extend(key)
-        params.extend(getattr(rows[key], name) for name in fields)
-    added = ", ".join(
-        f"{quoted[i]} = {table}.{quoted[i]} + excluded.{quoted[i]}"
-        for i in range(len(keys), len(names))
-    )
-    conflict = ", ".join(quoted[: len(keys)])
-    sql = (
-        f"INSERT INTO {table} ({', '.join(quoted)}) VALUES "
-        + ", ".join([placeholders] * len(rows))
-        + f" ON CONFLICT ({conflict}) DO UPDATE SET {added}"
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-
-
-def bot_records_add(*, seats: list[SeatResult]) -> None:
-    """Add a finished match (its seats with places) to its bots' records: by seat index and
-    by opponent. Called by the service that records the match, in its transaction, so the bot
-    page reads a few kept rows instead of all the bot's games."""
-    by_seat, by_pair = match_shares(seats)
-    _upsert_added(BotSeatRecord, ("bot_id", "seat"), SEAT_FIELDS, by_seat)
-    _upsert_added(BotOpponentRecord, ("bot_id", "opponent_id"), OPPONENT_FIELDS, by_pair)
-
-
-def bot_records_rebuild(
-    *,
-    seat_model: type[MatchSeat] = MatchSeat,
-    seat_record_model: type[BotSeatRecord] = BotSeatRecord,
-    opponent_record_model: type[BotOpponentRecord] = BotOpponentRecord,
-    chunk: int = 5_000,
-) -> tuple[int, int]:
-    """Compute every bot's records again from the seats of the finished matches and replace
-    the stored ones; returns (seat records, opponent records). The seats are streamed in match
-    order; the totals are held in memory (one entry per bot and seat, and per pair of bots
-    that met). For a repair, or the migration that introduced the records (hence the model
-    arguments)."""
-    seats_total: dict[tuple[int, int], SeatShare] = {}
-    pairs_total: dict[tuple[int, int], OpponentShare] = {}
-    rows = (
-        seat_model.objects.filter(match__status="finished", place__isnull=False, bot__isnull=False)
-        .order_by("match_id", "seat")
-        .values_list("match_id", "bot_id", "seat", "place", "faults")
-    )
-    current: int | None = None
-    seated: list[SeatResult] = []
-    for match_id, bot_id, seat, place, faults in rows.iterator(chunk_size=chunk):
-        if match_id != current:
-            add_shares(seats_total, pairs_total, seated)
-            current, seated = match_id, []
-        assert place is not None  # filtered above
-        seated.append(SeatResult(bot_id, seat, place, faults or {}))
-    add_shares(seats_total, pairs_total, seated)
-    with transaction.atomic():
-        seat_record_model.objects.all().delete()
-        opponent_record_model.objects.all().delete()
-        seat_record_model.objects.bulk_create(
-            (
-                seat_record_model(bot_id=bot, seat=seat, **vars(share))
-                for (bot, seat), share in seats_total.items()
-            ),
-            batch_size=chunk,
-        )
-        opponent_record_model.objects.bulk_create(
-            (
-                opponent_record_model(bot_id=bot, opponent_id=opponent, **vars(share))
-                for (bot, opponent), share in pairs_total.items()
-            ),
-            batch_size=chunk,
-        )
-    return len(seats_total), len(pairs_total)

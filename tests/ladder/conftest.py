@@ -219,8 +219,7 @@ def finished_match() -> Any:
     """`make(versions, places, ruleset="modern")`: a finished match with the given places,
     as match_run leaves it before rating (no game is played)."""
     from ladder.matches.models import Match, MatchSeat
-    from ladder.matches.records import SeatResult
-    from ladder.matches.services import bot_records_add
+    from ladder.matches.records import SeatResult, bot_records_add
 
     def make(versions: list[Any], places: list[int], ruleset: str = "modern") -> Match:
         match = Match.objects.create(ruleset=ruleset, status=Match.Status.FINISHED)

@@ -3,7 +3,7 @@
 import django.db.models.deletion
 from django.db import migrations, models
 
-from ladder.matches.services import bot_records_rebuild
+from ladder.matches.records import bot_records_rebuild
 
 
 def seats_bots(apps, schema_editor):

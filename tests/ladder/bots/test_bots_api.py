@@ -8,7 +8,7 @@ import pytest
 
 from ladder.bots.services import bot_create
 from ladder.matches.models import MatchSeat
-from ladder.matches.services import bot_records_rebuild
+from ladder.matches.records import bot_records_rebuild
 from ladder.ratings.services import rating_apply
 
 pytestmark = pytest.mark.django_db

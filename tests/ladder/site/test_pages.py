@@ -10,7 +10,7 @@ from django.test import Client
 
 from ladder.bots.models import BotVersion
 from ladder.matches.models import Match
-from ladder.matches.services import bot_records_rebuild
+from ladder.matches.records import bot_records_rebuild
 from ladder.ratings.services import rating_apply
 from tests.ladder.tournaments.conftest import make_tournament, organiser  # noqa: F401
 
