@@ -10,7 +10,7 @@ from ladder.fairplay.services import LogNotStored, match_flows_record
 
 @app.task(bind=True, max_retries=20, default_retry_delay=60)
 def match_flows(self: Any, match_id: int) -> dict[str, Any]:
-    """Sent once a rated match is recorded (`matches.services._match_record`, on commit): its
+    """Sent once a rated match is recorded (`matches.recording._match_record`, on commit): its
     flows into each pair's test. A log still waiting for the storage is tried again later."""
     try:
         recorded = match_flows_record(match_id=match_id)

@@ -13,7 +13,7 @@ Each beat is a conditional update on the claim (`claims.Claim.held`: running, th
 start and attempt number). When it changes no row, the match was taken back (the sweep thought
 this worker lost): the run's lease is lost, and the run stops at its next decision
 (`play_match`'s `stop`), sends no more frames (its live table is abandoned), tears its bots'
-boxes down and records nothing (`services._match_record` checks the claim again).
+boxes down and records nothing (`recording._match_record` checks the claim again).
 
 A run that is stuck (no decision for longer than any step of its game may take,
 `Progress`) stops beating on purpose, so that the sweep takes back a hung run as it takes back

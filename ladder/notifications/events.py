@@ -18,7 +18,7 @@ class Event(StrEnum):
     moves), failing to start; the payload holds the reason."""
     BOT_DISABLED = "bot.disabled"
     """One of the owner's bots was taken off the ladder: its last GRASS_DISABLE_AFTER_FORFEITS
-    finished ladder games were all forfeits (`ladder.matches.services.bot_disable_if_failing`). A
+    finished ladder games were all forfeits (`ladder.matches.recording.bot_disable_if_failing`). A
     new version that passes validation puts it back."""
     RATING_MILESTONE = "rating.milestone"
     """A bot's rating reached a multiple of 100 (1600, 1700, ...) for the first time."""

@@ -79,7 +79,7 @@ def bot_crashed_payload(*, match: Match, seat: MatchSeat) -> dict[str, Any]:
 
 def bot_disabled_payload(*, bot: Bot, reason: str) -> dict[str, Any]:
     """`bot.disabled`: the bot forfeited too many ladder games in a row and is off the ladder
-    until a new version passes validation (`ladder.matches.services.bot_disable_if_failing`)."""
+    until a new version passes validation (`ladder.matches.recording.bot_disable_if_failing`)."""
     return {"bot": _bot(bot), "reason": reason}
 
 

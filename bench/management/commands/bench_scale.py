@@ -299,8 +299,9 @@ class Command(BaseCommand):
 
     def _record(self, games: list[Any]) -> dict[str, float]:
         from ladder.matches.claims import match_claim
+        from ladder.matches.recording import _match_record
         from ladder.matches.selectors import match_seats
-        from ladder.matches.services import _match_record, match_create
+        from ladder.matches.services import match_create
 
         star = BotVersion.objects.get(bot_id=STAR)
         others = list(BotVersion.objects.filter(bot_id__in=[2, 3, 4]).order_by("bot_id"))

@@ -11,7 +11,7 @@ from django.utils import timezone
 from ladder.bots.models import Bot
 from ladder.bots.signals import bot_disabled
 from ladder.matches.models import Match, MatchSeat
-from ladder.matches.services import bot_disable_if_failing
+from ladder.matches.recording import bot_disable_if_failing
 from ladder.matchmaking.selectors import matchmaker_waiting
 
 pytestmark = pytest.mark.django_db

@@ -310,9 +310,9 @@ def test_a_connection_lost_mid_record_leaves_no_file_behind_and_rates_once(
     match = match_create(versions=[valid_version("a"), valid_version("b")], limits={"max_hands": 1})
     cuts: list[int] = []
 
-    from ladder.matches import services
+    from ladder.matches import recording
 
-    rate = services.rating_apply
+    rate = recording.rating_apply
 
     def cut_once(**kwargs: Any) -> None:
         rate(**kwargs)  # the ratings applied, then the connection cut
@@ -321,7 +321,7 @@ def test_a_connection_lost_mid_record_leaves_no_file_behind_and_rates_once(
             _cut_from_the_server(cuts[0])
 
     with caplog.at_level(logging.INFO), pytest.MonkeyPatch.context() as patch:
-        patch.setattr(services, "rating_apply", cut_once)
+        patch.setattr(recording, "rating_apply", cut_once)
         match_run(match_id=match.pk)
     _assert_recorded_once(match)
     assert len(cuts) == 1 and "removed logs/" in caplog.text

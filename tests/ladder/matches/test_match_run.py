@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from engine.log import read_log, replay
+from ladder.matches import recording
 from ladder.matches import services as match_services
 from ladder.matches.models import Match
 from ladder.matches.services import match_create, match_run
@@ -172,10 +173,10 @@ def test_first_fault_details_keeps_each_kinds_first_detail_cut_short() -> None:
         {"kind": "timeout", "detail": "no answer in 3000 ms"},
         {"kind": "forfeit", "detail": "3 strikes"},
     ]
-    details = match_services.first_fault_details(faults)
+    details = recording.first_fault_details(faults)
     assert details == {
         "timeout": "no answer in 1200 ms",
-        "illegal": "x" * match_services.FAULT_DETAIL_CHARS,
+        "illegal": "x" * recording.FAULT_DETAIL_CHARS,
     }
 
 

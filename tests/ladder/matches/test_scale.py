@@ -14,9 +14,10 @@ from django.db.models import Max
 from bots.runner.match import SeatReport
 from ladder.matches.files import match_files_expire, match_viewed
 from ladder.matches.models import BotOpponentRecord, BotSeatRecord, Match
+from ladder.matches.recording import _match_record
 from ladder.matches.records import bot_records_rebuild
 from ladder.matches.selectors import match_seats
-from ladder.matches.services import _match_record, match_create
+from ladder.matches.services import match_create
 from ladder.pagination import LEGACY_PAGES, keyset_cursor
 from ladder.ratings.models import BotRating, RatingChange
 

@@ -260,7 +260,7 @@ def test_a_bot_disabled_for_its_forfeits_tells_its_owner_after_commit(
     finished_match: Any,
     django_capture_on_commit_callbacks: Any,
 ) -> None:
-    from ladder.matches.services import bot_disable_if_failing
+    from ladder.matches.recording import bot_disable_if_failing
 
     settings.GRASS_DISABLE_AFTER_FORFEITS = 2
     alpha, beta = valid_version("alpha"), valid_version("beta")
