@@ -451,7 +451,7 @@ pool never mixes images (deploy/README.md, "Rolling out a new runtime image").""
 
 GRASS_MATCH_MAX_ATTEMPTS = env_int("GRASS_MATCH_MAX_ATTEMPTS", 3)
 """How many times one match is run (claimed) before it is failed for good; see
-`ladder.matches.services.match_requeue_stale` and `match_retry_failed`."""
+`ladder.matches.recovery.match_requeue_stale` and `match_retry_failed`."""
 GRASS_MATCH_STALE_SECONDS = env_int("GRASS_MATCH_STALE_SECONDS", 30 * 60)
 """A running match claimed without a heartbeat (by a worker of an earlier release) this long
 ago is requeued. A match whose worker beats is never taken back for its age, however long it

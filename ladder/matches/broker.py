@@ -1,7 +1,7 @@
 """What the broker holds for matches: the ids of the matches whose `run_match` message waits in
 the matches queue.
 
-The sweep sends a queued match again only when its message is gone (`services.
+The sweep sends a queued match again only when its message is gone (`recovery.
 match_resend_lost`); a match that merely waits its turn behind running ones must not be sent
 twice a minute, or the queue would grow with copies. Celery has no call that lists a queue's
 messages, so this reads Redis, where kombu keeps each queue as a list of JSON messages (one

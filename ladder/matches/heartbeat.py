@@ -1,7 +1,7 @@
 """A running match's heartbeat: while a worker process plays a match, a thread of that process
 writes the database's clock into the match's row every GRASS_MATCH_HEARTBEAT_SECONDS.
 
-The sweep takes a match back only when its heartbeat stopped (`services.match_requeue_stale`:
+The sweep takes a match back only when its heartbeat stopped (`recovery.match_requeue_stale`:
 silent for GRASS_MATCH_SILENT_SECONDS), never for its age: a person's game of two hours beats
 like any other and is played once (issue 35; the sweep used to take back any match claimed 30
 minutes ago, and a person's game was played twice). The time written is the database's

@@ -67,7 +67,7 @@ class Match(models.Model):
     """The last sign of life of the worker playing the match, in the database's clock (so hosts'
     clocks never matter): written at the claim and every GRASS_MATCH_HEARTBEAT_SECONDS while it
     plays. A running match silent for GRASS_MATCH_SILENT_SECONDS lost its worker, and the sweep
-    takes it back (`services.match_requeue_stale`)."""
+    takes it back (`recovery.match_requeue_stale`)."""
     host = models.CharField(max_length=255, blank=True)
     """The host whose worker claimed the match last (its host name): who played it, or who
     lost it."""

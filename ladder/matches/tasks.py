@@ -30,12 +30,8 @@ from ladder.celery import app
 from ladder.matches.broker import match_queues
 from ladder.matches.files import match_files_expire, match_logs_write_pending
 from ladder.matches.models import Match
-from ladder.matches.services import (
-    match_requeue_stale,
-    match_resend_lost,
-    match_retry_failed,
-    match_run,
-)
+from ladder.matches.recovery import match_requeue_stale, match_resend_lost, match_retry_failed
+from ladder.matches.services import match_run
 from ladder.matches.workers import (
     after_fault_refusal,
     proof_ahead,

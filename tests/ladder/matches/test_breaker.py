@@ -27,7 +27,8 @@ from ladder.bots.tasks import validate_version
 from ladder.matches import services as match_services
 from ladder.matches import workers
 from ladder.matches.models import Match, MatchSeat
-from ladder.matches.services import match_create, match_retry_failed
+from ladder.matches.recovery import match_retry_failed
+from ladder.matches.services import match_create
 from ladder.matches.tasks import grass_stop_taking_work, run_match
 from ladder.ratings.models import RatingChange
 

@@ -24,16 +24,13 @@ from django.db.models.functions import Now
 from django.utils import timezone
 from psycopg import sql
 
+from ladder.matches import recovery
 from ladder.matches import services as match_services
 from ladder.matches.claims import Claim
 from ladder.matches.heartbeat import match_heartbeat
 from ladder.matches.models import Match
-from ladder.matches.services import (
-    match_create,
-    match_requeue_stale,
-    match_resend_lost,
-    match_run,
-)
+from ladder.matches.recovery import match_requeue_stale, match_resend_lost
+from ladder.matches.services import match_create, match_run
 from ladder.matches.tasks import run_match
 from ladder.ratings.models import BotRating, RatingChange
 from tests import redis_server
@@ -93,8 +90,8 @@ def test_the_sweep_takes_back_a_silent_match_within_a_minute_and_never_a_beating
 def test_the_database_start_time_is_read() -> None:
     """Heartbeats are not judged until the database has been up for GRASS_MATCH_SILENT_SECONDS
     (a restart silences every worker for a moment): the server's start time is readable."""
-    assert match_services._database_started_within(timedelta(days=365 * 100)) is True
-    assert match_services._database_started_within(timedelta(0)) is False
+    assert recovery._database_started_within(timedelta(days=365 * 100)) is True
+    assert recovery._database_started_within(timedelta(0)) is False
 
 
 def _wait(check: Callable[[], object], *, what: str, timeout: float = 30.0) -> Any:
@@ -222,7 +219,7 @@ def test_without_a_readable_broker_only_the_long_queued_are_sent_again(
     django_capture_on_commit_callbacks: Any,
     settings: Any,
 ) -> None:
-    monkeypatch.setattr(match_services, "matches_waiting", lambda: None)
+    monkeypatch.setattr(recovery, "matches_waiting", lambda: None)
     versions = [valid_version("a"), valid_version("b")]
     minute = match_create(versions=versions)
     hour = match_create(versions=versions)

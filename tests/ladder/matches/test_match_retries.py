@@ -12,12 +12,8 @@ from django.utils import timezone
 
 from ladder.matches import services as match_services
 from ladder.matches.models import Match
-from ladder.matches.services import (
-    match_create,
-    match_requeue_stale,
-    match_retry_failed,
-    match_run,
-)
+from ladder.matches.recovery import match_requeue_stale, match_retry_failed
+from ladder.matches.services import match_create, match_run
 from ladder.matches.tasks import run_match
 from ladder.ratings.models import BotRating, RatingChange
 
@@ -182,7 +178,7 @@ def test_a_worker_thought_lost_cannot_record_over_the_newer_run(
 def test_a_match_queued_too_long_is_sent_again_once_per_period(
     valid_version: Any, sent: list[int], django_capture_on_commit_callbacks: Any
 ) -> None:
-    from ladder.matches.services import match_resend_lost
+    from ladder.matches.recovery import match_resend_lost
 
     lost = match_create(versions=[valid_version("a"), valid_version("b")])
     Match.objects.filter(pk=lost.pk).update(queued=timezone.now() - 2 * HOUR)

@@ -30,7 +30,8 @@ from bots.runner.match import safe_default
 from ladder.matches.claims import match_claim
 from ladder.matches.heartbeat import Progress, match_heartbeat
 from ladder.matches.models import Match
-from ladder.matches.services import match_create, match_requeue_stale, match_run
+from ladder.matches.recovery import match_requeue_stale
+from ladder.matches.services import match_create, match_run
 from ladder.matches.tasks import run_match
 from ladder.relay import groups
 from tests.ladder.live.conftest import channel_layer, run_async  # noqa: F401

@@ -172,7 +172,7 @@ def test_a_match_sent_again_goes_back_to_its_lane(
 
     from django.utils import timezone
 
-    from ladder.matches.services import match_resend_lost
+    from ladder.matches.recovery import match_resend_lost
 
     a, b = (valid_version(f"v{i}", by=by) for i, by in enumerate(owners(2)))
     challenge = match_create(versions=[a, b], rated=False, lane=Lane.CHALLENGE, enqueue=True)
