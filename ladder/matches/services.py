@@ -1,16 +1,21 @@
-"""Writing matches: creating one with its seats, running it (claim, play, record, rate), putting
-lost and failed runs back in the queue a bounded number of times.
+"""A match's flow, read top to bottom: creating it with its seats (`match_create`), sending it
+to the workers once it is committed (`enqueue_on_commit`), and running it (`match_run`): claim,
+play, record, in that order.
 
-The retry rule: every claim of a match counts one attempt. A run that raises marks the match
-failed; a worker that dies mid-match leaves it "running" until `match_requeue_stale` notices.
-Either way the match is queued again while it has had fewer than GRASS_MATCH_MAX_ATTEMPTS
-attempts, and is otherwise failed for good ("gave up after N attempts"). A finished match is
-never queued again, so its ratings are applied exactly once. A run that fails for a host fault
-(`bots.runner.faults`) gives its attempt back: the match is queued again at once for a healthy
-peer (`match_give_back`), up to GRASS_MATCH_MAX_HOST_FAULTS times.
+What the flow hands on lives beside it, in the order a match reaches it:
+- `claims` and `heartbeat`: the claim a run holds, and the sign of life it writes while it
+  plays;
+- `recording`: the played match written in one transaction (seats, result, status, ratings),
+  tried again while the database is away;
+- `files`: its log, replay and debug lines, which storage may refuse without failing it;
+- `records`: its bots' records, added in the recording's transaction;
+- `recovery`: the sweeps, which put lost and failed runs back in the queue under the retry
+  rule (every claim counts one attempt, `max_attempts` of them) and send again the matches
+  whose message was lost.
 
-A played game is never failed because of its log: a log the media storage refuses (a full
-disk) waits in the database (PendingLog) and the sweep writes it once there is room.
+A run that fails for a host fault (`bots.runner.faults`) is not the match's: it gives its
+attempt back and the match is queued again at once for a healthy peer (`match_give_back`), up
+to GRASS_MATCH_MAX_HOST_FAULTS times.
 """
 
 from __future__ import annotations
