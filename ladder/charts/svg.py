@@ -226,111 +226,165 @@ def line_chart(
     if not drawn:
         return _empty(ident, "line", title, empty)
 
-    left, right, top, bottom = 52.0, 12.0, 26.0, 44.0
-    plot_w, plot_h = WIDTH - left - right, LINE_HEIGHT - top - bottom
-    x_lo, x_hi = min(xs), max(xs)
-    if x_hi == x_lo:
-        pad = 3600.0 if x_dates else 1.0
-        x_lo, x_hi = x_lo - pad, x_hi + pad
-    y_ticks = nice_ticks(min(ys), max(ys))
-    y_lo, y_hi = y_ticks[0], y_ticks[-1]
-
-    def px(x: float) -> float:
-        return left + (x - x_lo) / (x_hi - x_lo) * plot_w
-
-    def py(y: float) -> float:
-        return top + (y_hi - y) / (y_hi - y_lo) * plot_h
-
-    if x_dates:
-        # Four ticks across; one whose label repeats the previous one's (a span of seconds)
-        # is left out.
-        x_ticks: list[float] = []
-        x_text: list[str] = []
-        for x in (x_lo + i * (x_hi - x_lo) / 3 for i in range(4)):
-            label = _date(x, x_hi - x_lo)
-            if not x_text or label != x_text[-1]:
-                x_ticks.append(x)
-                x_text.append(label)
-    else:
-        ticks = nice_ticks(x_lo, x_hi, count=6, steps=(1, 2, 5))
-        x_ticks = [x for x in ticks if x_lo <= x <= x_hi and x == int(x)]
-        x_text = [_number(x) for x in x_ticks]
-
+    frame = _LineFrame.around(xs, ys, x_dates)
     out = _open(ident, "line", title)
     out.append(_svg_open(ident, LINE_HEIGHT, title, description))
-    # Grid and y labels first, so lines draw over them.
-    out.append('<g class="grid" aria-hidden="true">')
-    for y in y_ticks:
-        out.append(
-            f'<line x1="{_coord(left)}" x2="{_coord(WIDTH - right)}"'
-            f' y1="{_coord(py(y))}" y2="{_coord(py(y))}"/>'
-        )
-    out.append("</g>")
-    out.append('<g class="axis" aria-hidden="true">')
-    for y in y_ticks:
-        out.append(
-            f'<text x="{_coord(left - 6)}" y="{_coord(py(y) + 4)}" text-anchor="end">'
-            f"{escape(_number(y, y_decimals + 2))}</text>"
-        )
-    for x, label in zip(x_ticks, x_text, strict=True):
-        anchor = "start" if px(x) < left + 30 else "end" if px(x) > WIDTH - right - 30 else "middle"
-        out.append(
-            f'<line x1="{_coord(px(x))}" x2="{_coord(px(x))}" y1="{_coord(top + plot_h)}"'
-            f' y2="{_coord(top + plot_h + 4)}"/>'
-            f'<text x="{_coord(px(x))}" y="{_coord(top + plot_h + 18)}"'
-            f' text-anchor="{anchor}">{escape(label)}</text>'
-        )
-    out.append(
-        f'<text class="axis-label" x="{_coord(left + plot_w / 2)}" y="{LINE_HEIGHT - 4}"'
-        f' text-anchor="middle">{escape(x_label)}</text>'
-        f'<text class="axis-label" x="4" y="14">{escape(y_label)}</text>'
-    )
-    out.append("</g>")
-
+    # Grid and axes first, so lines draw over them.
+    out.append(_line_axes(frame, _x_ticks(frame, x_dates), x_label, y_label, y_decimals))
     if band:
-        ordered = sorted(band, key=lambda b: b.x)
-        edge = [(px(b.x), py(b.high)) for b in ordered]
-        edge += [(px(b.x), py(b.low)) for b in reversed(ordered)]
-        points = " ".join(f"{_coord(x)},{_coord(y)}" for x, y in edge)
-        out.append(f'<polygon class="band" points="{points}"/>')
-
-    for index, line in enumerate(drawn):
-        css = f"series-{index % PALETTE}"
-        coords = " ".join(f"{_coord(px(p.x))},{_coord(py(p.y))}" for p in line.points)
-        out.append(f'<g class="series {css}">')
-        if len(line.points) > 1:
-            out.append(f'<polyline class="line" points="{coords}"/>')
-        if len(line.points) <= MARKERS_UP_TO:
-            for p in line.points:
-                out.append(
-                    f'<circle class="marker" cx="{_coord(px(p.x))}" cy="{_coord(py(p.y))}" r="3"/>'
-                )
-        out.append("</g>")
+        out.append(_band_polygon(frame, band))
+    out.extend(_series_lines(frame, drawn))
     out.append("</svg>")
-
     if len(drawn) > 1 or band:
-        out.append('<ul class="chart-legend">')
-        for index, line in enumerate(drawn):
-            out.append(
-                '<li><svg class="swatch" viewBox="0 0 24 10" aria-hidden="true">'
-                f'<g class="series series-{index % PALETTE}">'
-                '<line class="line" x1="0" x2="24" y1="5" y2="5"/></g></svg>'
-                f"{escape(line.name)}</li>"
-            )
-        if band:
-            out.append(
-                '<li><svg class="swatch" viewBox="0 0 24 10" aria-hidden="true">'
-                '<rect class="band" x="0" y="0" width="24" height="10"/></svg>'
-                f"{escape(band_label)}</li>"
-            )
-        out.append("</ul>")
-
+        out.append(_line_legend(drawn, band_label if band else None))
     out.append(
         _line_table(
             drawn, band, title, x_label, y_label, x_dates, y_decimals, band_label, series_label
         )
     )
     out.append("</figure>")
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class _LineFrame:
+    """A line chart's plot area and the data ranges mapped onto it."""
+
+    x_lo: float
+    x_hi: float
+    y_ticks: list[float]
+    left: float = 52.0
+    right: float = 12.0
+    top: float = 26.0
+    bottom: float = 44.0
+
+    @classmethod
+    def around(cls, xs: Sequence[float], ys: Sequence[float], x_dates: bool) -> _LineFrame:
+        """The frame holding every x and y: a single x widened to an hour (dates) or 1, the
+        y axis from nice ticks around the values."""
+        x_lo, x_hi = min(xs), max(xs)
+        if x_hi == x_lo:
+            pad = 3600.0 if x_dates else 1.0
+            x_lo, x_hi = x_lo - pad, x_hi + pad
+        return cls(x_lo, x_hi, nice_ticks(min(ys), max(ys)))
+
+    @property
+    def plot_w(self) -> float:
+        return WIDTH - self.left - self.right
+
+    @property
+    def plot_h(self) -> float:
+        return LINE_HEIGHT - self.top - self.bottom
+
+    def px(self, x: float) -> float:
+        return self.left + (x - self.x_lo) / (self.x_hi - self.x_lo) * self.plot_w
+
+    def py(self, y: float) -> float:
+        y_lo, y_hi = self.y_ticks[0], self.y_ticks[-1]
+        return self.top + (y_hi - y) / (y_hi - y_lo) * self.plot_h
+
+
+def _x_ticks(frame: _LineFrame, x_dates: bool) -> list[tuple[float, str]]:
+    """The x axis's ticks and their labels."""
+    if x_dates:
+        # Four ticks across; one whose label repeats the previous one's (a span of seconds)
+        # is left out.
+        ticks: list[tuple[float, str]] = []
+        span = frame.x_hi - frame.x_lo
+        for x in (frame.x_lo + i * span / 3 for i in range(4)):
+            label = _date(x, span)
+            if not ticks or label != ticks[-1][1]:
+                ticks.append((x, label))
+        return ticks
+    numbers = nice_ticks(frame.x_lo, frame.x_hi, count=6, steps=(1, 2, 5))
+    return [(x, _number(x)) for x in numbers if frame.x_lo <= x <= frame.x_hi and x == int(x)]
+
+
+def _line_axes(
+    frame: _LineFrame,
+    x_ticks: Sequence[tuple[float, str]],
+    x_label: str,
+    y_label: str,
+    y_decimals: int,
+) -> str:
+    """The grid, then the axes: y labels, x ticks with their labels, the axes' names."""
+    left, right, top, plot_h = frame.left, frame.right, frame.top, frame.plot_h
+    out = ['<g class="grid" aria-hidden="true">']
+    for y in frame.y_ticks:
+        out.append(
+            f'<line x1="{_coord(left)}" x2="{_coord(WIDTH - right)}"'
+            f' y1="{_coord(frame.py(y))}" y2="{_coord(frame.py(y))}"/>'
+        )
+    out.append("</g>")
+    out.append('<g class="axis" aria-hidden="true">')
+    for y in frame.y_ticks:
+        out.append(
+            f'<text x="{_coord(left - 6)}" y="{_coord(frame.py(y) + 4)}" text-anchor="end">'
+            f"{escape(_number(y, y_decimals + 2))}</text>"
+        )
+    for x, label in x_ticks:
+        at = frame.px(x)
+        anchor = "start" if at < left + 30 else "end" if at > WIDTH - right - 30 else "middle"
+        out.append(
+            f'<line x1="{_coord(at)}" x2="{_coord(at)}" y1="{_coord(top + plot_h)}"'
+            f' y2="{_coord(top + plot_h + 4)}"/>'
+            f'<text x="{_coord(at)}" y="{_coord(top + plot_h + 18)}"'
+            f' text-anchor="{anchor}">{escape(label)}</text>'
+        )
+    out.append(
+        f'<text class="axis-label" x="{_coord(left + frame.plot_w / 2)}" y="{LINE_HEIGHT - 4}"'
+        f' text-anchor="middle">{escape(x_label)}</text>'
+        f'<text class="axis-label" x="4" y="14">{escape(y_label)}</text>'
+    )
+    out.append("</g>")
+    return "".join(out)
+
+
+def _band_polygon(frame: _LineFrame, band: Sequence[BandPoint]) -> str:
+    """The band as one shape: its high edge left to right, then its low edge back."""
+    ordered = sorted(band, key=lambda b: b.x)
+    edge = [(frame.px(b.x), frame.py(b.high)) for b in ordered]
+    edge += [(frame.px(b.x), frame.py(b.low)) for b in reversed(ordered)]
+    points = " ".join(f"{_coord(x)},{_coord(y)}" for x, y in edge)
+    return f'<polygon class="band" points="{points}"/>'
+
+
+def _series_lines(frame: _LineFrame, drawn: Sequence[Series]) -> list[str]:
+    """A group per series: its line, and a dot per point when it has few."""
+    out: list[str] = []
+    for index, line in enumerate(drawn):
+        css = f"series-{index % PALETTE}"
+        coords = " ".join(f"{_coord(frame.px(p.x))},{_coord(frame.py(p.y))}" for p in line.points)
+        out.append(f'<g class="series {css}">')
+        if len(line.points) > 1:
+            out.append(f'<polyline class="line" points="{coords}"/>')
+        if len(line.points) <= MARKERS_UP_TO:
+            for p in line.points:
+                out.append(
+                    f'<circle class="marker" cx="{_coord(frame.px(p.x))}"'
+                    f' cy="{_coord(frame.py(p.y))}" r="3"/>'
+                )
+        out.append("</g>")
+    return out
+
+
+def _line_legend(drawn: Sequence[Series], band_label: str | None) -> str:
+    """The legend as an HTML list (it wraps on a phone): a swatch per series, and the band's."""
+    out = ['<ul class="chart-legend">']
+    for index, line in enumerate(drawn):
+        out.append(
+            '<li><svg class="swatch" viewBox="0 0 24 10" aria-hidden="true">'
+            f'<g class="series series-{index % PALETTE}">'
+            '<line class="line" x1="0" x2="24" y1="5" y2="5"/></g></svg>'
+            f"{escape(line.name)}</li>"
+        )
+    if band_label is not None:
+        out.append(
+            '<li><svg class="swatch" viewBox="0 0 24 10" aria-hidden="true">'
+            '<rect class="band" x="0" y="0" width="24" height="10"/></svg>'
+            f"{escape(band_label)}</li>"
+        )
+    out.append("</ul>")
     return "".join(out)
 
 
