@@ -97,47 +97,14 @@ def choose(view: ViewLike) -> str:
 
 
 def turn(view: ViewLike) -> str:
+    """A turn: the best play by greedy's priorities (`_play`), else a profitable swap before
+    ending the turn, else the least useful discard."""
     legal = set(view.legal)
-    target = leader(view)
-
-    def first(*candidates: str) -> str | None:
-        return next((c for c in candidates if c in legal), None)
-
     plays = [a for a in view.legal if a.startswith("play ")]
     if plays:
-        ahead = standing(view, view.seat) > standing(view, target) + 25_000
-        if ahead and "play market-close" in legal:
-            return "play market-close"
-        choice = first("play market-open", *[f"play {c}" for c in HEAT_OFF])
-        if choice:
+        choice = _play(view, legal, plays)
+        if choice is not None:
             return choice
-        fines = [a for a in plays if a.startswith("play pay-fine")]
-        if fines:
-            return min(fines, key=lambda a: PEDDLE.get(a.split()[-1].removesuffix("(p)"), 0))
-        protects = [a for a in plays if a.split()[1] in PROTECTED]
-        if protects:
-            best = max(protects, key=lambda a: sum(PEDDLE[c] for c in a.split()[2].split("+")))
-            if sum(PEDDLE[c] for c in best.split()[2].split("+")) >= 25_000:
-                return best
-        peddles = [a for a in plays if a.split()[1] in PEDDLE]
-        if peddles:
-            return max(peddles, key=lambda a: PEDDLE[a.split()[1]])
-        paranoia = [a for a in plays if a.split()[1] in FINE]
-        if paranoia:
-            on_leader = [a for a in paranoia if a.endswith(f"@{target}")]
-            return max(on_leader or paranoia, key=lambda a: FINE[a.split()[1]])
-        steals = [a for a in plays if a.split()[1] == STEAL]
-        if steals:
-            return max(steals, key=lambda a: PEDDLE.get(a.split()[-1], 0) + 1)
-        nirvana = first("play euphoria", "play stonehigh")
-        n = len(view.seats)
-        others = [view.seats[(view.seat + k) % n] for k in range(1, n)]
-        if nirvana and sum(len(s.unprotected) for s in others) >= 2:
-            return nirvana
-        heat = [a for a in plays if a.split()[1] in HEAT_ON]
-        if heat:
-            on_leader = [a for a in heat if a.endswith(f"@{target}")]
-            return (on_leader or heat)[0]
     if "end" in legal:
         swaps = [a for a in view.legal if a.startswith("swap ")]
         gain = max(swaps, key=lambda a: PEDDLE[a.split()[3]] - PEDDLE[a.split()[1]], default=None)
@@ -148,6 +115,53 @@ def turn(view: ViewLike) -> str:
     if discards:
         return min(discards, key=lambda a: _keep(view, a.split()[1]))
     return view.legal[0]  # only plays we chose not to make above (e.g. an early Market Close)
+
+
+def _play(view: ViewLike, legal: set[str], plays: list[str]) -> str | None:
+    """The play greedy makes, in its order of priority, or None when it makes none of them:
+    close a market when well ahead, open one or cure heat, pay the cheapest fine, protect a
+    big group, peddle, then attack (`_attack`)."""
+    target = leader(view)
+    ahead = standing(view, view.seat) > standing(view, target) + 25_000
+    if ahead and "play market-close" in legal:
+        return "play market-close"
+    for choice in ("play market-open", *[f"play {c}" for c in HEAT_OFF]):
+        if choice in legal:
+            return choice
+    fines = [a for a in plays if a.startswith("play pay-fine")]
+    if fines:
+        return min(fines, key=lambda a: PEDDLE.get(a.split()[-1].removesuffix("(p)"), 0))
+    protects = [a for a in plays if a.split()[1] in PROTECTED]
+    if protects:
+        best = max(protects, key=lambda a: sum(PEDDLE[c] for c in a.split()[2].split("+")))
+        if sum(PEDDLE[c] for c in best.split()[2].split("+")) >= 25_000:
+            return best
+    peddles = [a for a in plays if a.split()[1] in PEDDLE]
+    if peddles:
+        return max(peddles, key=lambda a: PEDDLE[a.split()[1]])
+    return _attack(view, legal, plays, target)
+
+
+def _attack(view: ViewLike, legal: set[str], plays: list[str], target: int) -> str | None:
+    """Paranoia on the leader, a steal, a Nirvana card when the others have peddles to give,
+    heat on the leader: the first of these that is legal, or None."""
+    paranoia = [a for a in plays if a.split()[1] in FINE]
+    if paranoia:
+        on_leader = [a for a in paranoia if a.endswith(f"@{target}")]
+        return max(on_leader or paranoia, key=lambda a: FINE[a.split()[1]])
+    steals = [a for a in plays if a.split()[1] == STEAL]
+    if steals:
+        return max(steals, key=lambda a: PEDDLE.get(a.split()[-1], 0) + 1)
+    nirvana = next((c for c in ("play euphoria", "play stonehigh") if c in legal), None)
+    n = len(view.seats)
+    others = [view.seats[(view.seat + k) % n] for k in range(1, n)]
+    if nirvana and sum(len(s.unprotected) for s in others) >= 2:
+        return nirvana
+    heat = [a for a in plays if a.split()[1] in HEAT_ON]
+    if heat:
+        on_leader = [a for a in heat if a.endswith(f"@{target}")]
+        return (on_leader or heat)[0]
+    return None
 
 
 def deal_gain(hand: Sequence[str], seat: SeatLike, deal: dict[str, Any]) -> int | None:
