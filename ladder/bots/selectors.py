@@ -144,3 +144,20 @@ def circles_shared(circles: Iterable[int]) -> bool:
     """Whether two of `circles` are one (two bots of one owner, or of linked accounts)."""
     seen = list(circles)
     return len(set(seen)) != len(seen)
+
+
+def bots_circle_shared(*, bot_ids: Iterable[int]) -> set[int]:
+    """Those of `bot_ids` whose seating circle holds another owner's bot among them: accounts
+    linked since a rated match of theirs was queued (one query). Asked again when a rated
+    match is recorded, which then makes it an unrated one. One owner's own bots at one table
+    are left alone: the matchmaker and tournaments never seat them together, so only a direct
+    `match_create` (the shell, a test) makes such a table, and it is its maker's to rate."""
+    rows = Bot.objects.filter(pk__in=list(bot_ids)).values_list(
+        "pk", "owner_id", "owner__seating__circle", "owner__seating__house"
+    )
+    circles: dict[int, int] = {}
+    owners: dict[int, set[int]] = {}
+    for pk, owner, circle, house in rows:
+        circles[pk] = seating_circle(bot_id=pk, owner_id=owner, circle=circle, house=house)
+        owners.setdefault(circles[pk], set()).add(owner)
+    return {bot for bot, circle in circles.items() if len(owners[circle]) > 1}

@@ -59,6 +59,9 @@ class Match(models.Model):
     is never the match's; bounded by GRASS_MATCH_MAX_HOST_FAULTS, so that a match which breaks
     every host it reaches does not go round the workers for ever."""
     failure_reason = models.TextField(blank=True)
+    """Why the run failed; on a finished match, a note on how it was played, if anything
+    changed it: "played unrated: ..." when two of its seats sat in one seating circle by the
+    time it was recorded (`recording._match_record`; docs/fairplay.md)."""
     created = models.DateTimeField(default=timezone.now)
     queued = models.DateTimeField(default=timezone.now)
     """When the match was last sent to the workers: a match queued for long lost its message."""

@@ -30,6 +30,7 @@ from django.utils import timezone
 
 from bots.runner.match import MatchResult
 from ladder.bots.models import Bot
+from ladder.bots.selectors import bots_circle_shared
 from ladder.bots.signals import bot_disabled
 from ladder.matches.claims import Claim
 from ladder.matches.files import log_name, match_debug_store, match_log_store, replay_name
@@ -122,6 +123,17 @@ def _match_record(*, claim: Claim, seats: list[MatchSeat], played: MatchResult) 
         if claim.held().update(status=Match.Status.FINISHED, finished=timezone.now()) != 1:
             return Match.objects.get(pk=match_id)
         match = Match.objects.get(pk=match_id)
+        # A rated table seats one bot per seating circle. Asked again here, where no run can
+        # skip it: accounts linked since the match was queued make it an unrated one.
+        bot_ids = [seat.bot_id for seat in seats if seat.bot_id is not None]
+        shared = bots_circle_shared(bot_ids=bot_ids) if match.rated else set()
+        note = ""
+        if shared:
+            names = " and ".join(seat.holder for seat in seats if seat.bot_id in shared)
+            note = f"played unrated: {names} sit in one seating circle (accounts linked since "
+            note += "it was queued)"
+            logger.warning("match %s: %s", match_id, note)
+            match.rated = False
         for seat, report, place, total in zip(
             seats, played.seats, played.ranks, played.result["totals"], strict=True
         ):
@@ -158,7 +170,7 @@ def _match_record(*, claim: Claim, seats: list[MatchSeat], played: MatchResult) 
         match.result = played.result
         match.status = Match.Status.FINISHED
         match.finished = timezone.now()
-        match.failure_reason = ""
+        match.failure_reason = note
         match.save(
             update_fields=[
                 "log",
@@ -168,6 +180,7 @@ def _match_record(*, claim: Claim, seats: list[MatchSeat], played: MatchResult) 
                 "status",
                 "finished",
                 "failure_reason",
+                "rated",
             ]
         )
         bot_records_add(

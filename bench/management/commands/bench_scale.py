@@ -55,6 +55,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection, transaction
 from django.test.utils import override_settings
 
+from bench.leaderboard import BOTS_PER_USER
 from bench.management.commands.bench_leaderboard import (
     Server,
     check_bench_database,
@@ -304,7 +305,10 @@ class Command(BaseCommand):
         from ladder.matches.services import match_create
 
         star = BotVersion.objects.get(bot_id=STAR)
-        others = list(BotVersion.objects.filter(bot_id__in=[2, 3, 4]).order_by("bot_id"))
+        # Bots of three other owners: a table of one owner's bots is recorded unrated (a rated
+        # table seats one bot per seating circle), with no rating to apply.
+        other_owners = [STAR + BOTS_PER_USER * k for k in (1, 2, 3)]
+        others = list(BotVersion.objects.filter(bot_id__in=other_owners).order_by("bot_id"))
         walls, cpus = [], []
         for played in games:
             with transaction.atomic():

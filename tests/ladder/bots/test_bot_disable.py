@@ -109,7 +109,7 @@ def test_the_owner_gets_a_bot_disabled_delivery(
 
 
 def test_a_ladder_match_with_a_crash_checks_the_crashing_bot(
-    valid_version: Any, owner: Any, sandbox_ready: None, settings: Any
+    valid_version: Any, owner: Any, owners: Any, sandbox_ready: None, settings: Any
 ) -> None:
     from ladder.bots.models import BotVersion
     from ladder.bots.services import bot_create, bot_version_upload
@@ -121,7 +121,7 @@ def test_a_ladder_match_with_a_crash_checks_the_crashing_bot(
     )
     BotVersion.objects.filter(pk=broken.pk).update(status=BotVersion.Status.VALID)
     match = match_create(
-        versions=[BotVersion.objects.get(pk=broken.pk), valid_version("steady")],
+        versions=[BotVersion.objects.get(pk=broken.pk), valid_version("steady", by=owners(1)[0])],
         limits={"max_hands": 1},
     )
     match_run(match_id=match.pk)

@@ -151,6 +151,7 @@ def test_a_void_with_no_rated_match_left_changes_no_rating(
 
 def test_recording_a_rated_match_sends_its_flows_task_and_the_stored_log_is_read(
     valid_version: Any,
+    owners: Any,
     sandbox_ready: None,
     monkeypatch: pytest.MonkeyPatch,
     django_capture_on_commit_callbacks: Any,
@@ -162,7 +163,7 @@ def test_recording_a_rated_match_sends_its_flows_task_and_the_stored_log_is_read
     monkeypatch.setattr(run_match, "delay", lambda match_id: None)
     sent: list[int] = []
     monkeypatch.setattr(tasks.match_flows, "delay", sent.append)
-    versions = [valid_version("a", "greedy"), valid_version("b", "random")]
+    versions = [valid_version("a", "greedy"), valid_version("b", "random", by=owners(1)[0])]
     match = match_create(versions=versions, limits={"max_hands": 1})
     with django_capture_on_commit_callbacks(execute=True):
         match_run(match_id=match.pk)

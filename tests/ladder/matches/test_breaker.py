@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from celery.exceptions import Reject
+from django.contrib.auth import get_user_model
 
 from bots.runner.sandbox import SandboxUnavailable
 from ladder import breaker
@@ -59,7 +60,12 @@ def sent(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 def _matches(valid_version: Any, count: int) -> list[Match]:
-    versions = [valid_version("a"), valid_version("b"), valid_version("c")]
+    # Bots of three owners: a rated table seats one bot per seating circle.
+    users = get_user_model().objects
+    versions = [
+        valid_version(name, by=users.create_user(username=f"owner-{name}"))
+        for name in ("a", "b", "c")
+    ]
     return [match_create(versions=versions, limits={"max_hands": 1}) for _ in range(count)]
 
 

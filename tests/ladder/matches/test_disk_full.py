@@ -137,11 +137,17 @@ def test_once_there_is_room_the_same_upload_is_stored(
 
 
 def test_a_match_played_on_a_full_disk_is_recorded_and_its_log_written_later(
-    valid_version: Any, small_media: Path, settings: Any, client: Client, admin_client: Client
+    valid_version: Any,
+    owners: Any,
+    small_media: Path,
+    settings: Any,
+    client: Client,
+    admin_client: Client,
 ) -> None:
     # Plain subprocesses: this is about recording a played game; the sandbox has its own tests.
     settings.GRASS_SANDBOXED = False
-    match = match_create(versions=[valid_version("a"), valid_version("b")], limits={"max_hands": 1})
+    versions = [valid_version("a"), valid_version("b", by=owners(1)[0])]
+    match = match_create(versions=versions, limits={"max_hands": 1})
     bots_stored = files_under(small_media)
     filler = fill(small_media)
 

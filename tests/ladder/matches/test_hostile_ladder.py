@@ -109,11 +109,16 @@ def hostile_version(owner: Any, attack: str, *, valid: bool = True) -> BotVersio
 
 @pytest.mark.parametrize("attack", ATTACKS)
 def test_a_sore_loser_cannot_void_a_rated_match(
-    owner: Any, valid_version: Any, sandbox_ready: None, attack: str
+    owner: Any, owners: Any, valid_version: Any, sandbox_ready: None, attack: str
 ) -> None:
     hostile = hostile_version(owner, attack)
+    g1, g2 = owners(2)
     match = match_create(
-        versions=[hostile, valid_version("g1", "greedy"), valid_version("g2", "greedy")],
+        versions=[
+            hostile,
+            valid_version("g1", "greedy", by=g1),
+            valid_version("g2", "greedy", by=g2),
+        ],
         limits={"max_hands": 2},
         seed=11,
         shuffle=False,

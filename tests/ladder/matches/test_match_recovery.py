@@ -274,12 +274,17 @@ def _assert_recorded_once(match: Match) -> None:
 
 @pytest.mark.django_db(transaction=True)
 def test_a_match_played_while_the_database_restarted_is_recorded_once(
-    valid_version: Any, sandbox_ready: None, monkeypatch: pytest.MonkeyPatch, caplog: Any
+    valid_version: Any,
+    owners: Any,
+    sandbox_ready: None,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: Any,
 ) -> None:
     """Today the save failed on the dead connection: the match was failed and played again.
     The connection the worker claimed the match with is cut by the server while the bots
     play; the worker reconnects and records the game it played."""
-    match = match_create(versions=[valid_version("a"), valid_version("b")], limits={"max_hands": 1})
+    versions = [valid_version("a"), valid_version("b", by=owners(1)[0])]
+    match = match_create(versions=versions, limits={"max_hands": 1})
     real_play = match_services.play_match
 
     def play_while_the_database_restarts(*args: Any, **kwargs: Any) -> Any:
@@ -298,13 +303,14 @@ def test_a_match_played_while_the_database_restarted_is_recorded_once(
 
 @pytest.mark.django_db(transaction=True)
 def test_a_connection_lost_mid_record_leaves_no_file_behind_and_rates_once(
-    valid_version: Any, sandbox_ready: None, caplog: Any
+    valid_version: Any, owners: Any, sandbox_ready: None, caplog: Any
 ) -> None:
     """The cut comes inside the recording's transaction, after the log is stored and the
     ratings applied (the replay is made on its first view, not here): the transaction is
     rolled back, the next try removes the files it left at the match's paths and records
     everything once, under those paths."""
-    match = match_create(versions=[valid_version("a"), valid_version("b")], limits={"max_hands": 1})
+    versions = [valid_version("a"), valid_version("b", by=owners(1)[0])]
+    match = match_create(versions=versions, limits={"max_hands": 1})
     cuts: list[int] = []
 
     from ladder.matches import recording

@@ -45,11 +45,13 @@ def _ratings() -> list[tuple[int, float, int]]:
 
 def test_a_match_lost_by_its_worker_is_requeued_and_finishes_once(
     valid_version: Any,
+    owners: Any,
     sandbox_ready: None,
     sent: list[int],
     django_capture_on_commit_callbacks: Any,
 ) -> None:
-    match = match_create(versions=[valid_version("a"), valid_version("b")], limits={"max_hands": 1})
+    versions = [valid_version("a"), valid_version("b", by=owners(1)[0])]
+    match = match_create(versions=versions, limits={"max_hands": 1})
     _killed_worker(match)
     recent = match_create(versions=[valid_version("c"), valid_version("d")])
     _killed_worker(recent, ago=timedelta(minutes=5))
@@ -118,9 +120,14 @@ def test_a_failed_run_is_retried_until_max_attempts(
 
 
 def test_a_retried_match_that_finishes_is_rated_once_and_never_requeued(
-    valid_version: Any, sandbox_ready: None, monkeypatch: pytest.MonkeyPatch, sent: list[int]
+    valid_version: Any,
+    owners: Any,
+    sandbox_ready: None,
+    monkeypatch: pytest.MonkeyPatch,
+    sent: list[int],
 ) -> None:
-    match = match_create(versions=[valid_version("a"), valid_version("b")], limits={"max_hands": 1})
+    versions = [valid_version("a"), valid_version("b", by=owners(1)[0])]
+    match = match_create(versions=versions, limits={"max_hands": 1})
     real_play = match_services.play_match
     calls: list[int] = []
 
@@ -149,11 +156,16 @@ def test_a_retried_match_that_finishes_is_rated_once_and_never_requeued(
 
 
 def test_a_worker_thought_lost_cannot_record_over_the_newer_run(
-    valid_version: Any, sandbox_ready: None, monkeypatch: pytest.MonkeyPatch, sent: list[int]
+    valid_version: Any,
+    owners: Any,
+    sandbox_ready: None,
+    monkeypatch: pytest.MonkeyPatch,
+    sent: list[int],
 ) -> None:
     """The slow worker's match is swept and played again by another worker meanwhile; when the
     slow one finishes, its claim is stale and it records nothing."""
-    match = match_create(versions=[valid_version("a"), valid_version("b")], limits={"max_hands": 1})
+    versions = [valid_version("a"), valid_version("b", by=owners(1)[0])]
+    match = match_create(versions=versions, limits={"max_hands": 1})
     real_play = match_services.play_match
     depth: list[int] = []
 

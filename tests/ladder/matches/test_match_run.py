@@ -22,9 +22,10 @@ pytestmark = pytest.mark.django_db
 
 
 def test_a_match_runs_end_to_end_and_its_stored_log_replays(
-    valid_version: Any, sandbox_ready: None
+    valid_version: Any, owners: Any, sandbox_ready: None
 ) -> None:
-    versions = [valid_version("gus", "greedy"), valid_version("ran", "random")]
+    # Two owners: a rated table seats one bot per seating circle (test_rated_seating.py).
+    versions = [valid_version("gus", "greedy"), valid_version("ran", "random", by=owners(1)[0])]
     match = match_create(versions=versions, limits={"max_hands": 2})
     assert match.status == Match.Status.QUEUED
     assert sorted(s.bot_version_id for s in match.seats.all()) == sorted(v.pk for v in versions)
@@ -57,9 +58,10 @@ def test_a_match_runs_end_to_end_and_its_stored_log_replays(
 
 
 def test_running_a_match_twice_plays_and_rates_it_once(
-    valid_version: Any, sandbox_ready: None, monkeypatch: pytest.MonkeyPatch
+    valid_version: Any, owners: Any, sandbox_ready: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    match = match_create(versions=[valid_version("a"), valid_version("b")], limits={"max_hands": 1})
+    versions = [valid_version("a"), valid_version("b", by=owners(1)[0])]
+    match = match_create(versions=versions, limits={"max_hands": 1})
     match_run(match_id=match.pk)
     first = list(BotRating.objects.values_list("bot_id", "mu", "games").order_by("bot_id"))
 

@@ -92,10 +92,11 @@ def test_kept_records_equal_a_recomputation_after_many_recorded_matches(
     assert _records() == kept
 
 
-def test_the_peak_is_kept_as_ratings_change(valid_version: Any) -> None:
+def test_the_peak_is_kept_as_ratings_change(valid_version: Any, owners: Any) -> None:
     """Each change carries the best rating before it (what a milestone is measured against),
     and the rating row the best so far: nothing scans a bot's history for them."""
-    versions = [valid_version(f"b{i}") for i in range(4)]
+    # Four owners: a table of one owner's bots is recorded unrated.
+    versions = [valid_version(f"b{i}", by=by) for i, by in enumerate(owners(4))]
     rng = random.Random(3)
     for _ in range(30):
         _record(rng.sample(versions, 3), rng)
@@ -105,6 +106,7 @@ def test_the_peak_is_kept_as_ratings_change(valid_version: Any) -> None:
         ).aggregate(after=Max("after"), before=Max("before"))
         expected = max([change.before, *(v for v in earlier.values() if v is not None)])
         assert change.peak_before == pytest.approx(expected)
+    assert RatingChange.objects.count() == 90  # every match rated
     for rating in BotRating.objects.filter(games__gt=0):
         best = RatingChange.objects.filter(bot_id=rating.bot_id, ruleset=rating.ruleset)
         values = best.aggregate(after=Max("after"), before=Max("before"))
