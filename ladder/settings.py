@@ -42,7 +42,7 @@
 | GRASS_LADDER_TABLES | `modern:2,...,modern:6,classic:4`: ruleset:seats of ladder games |
 | GRASS_DISABLE_AFTER_FORFEITS | 5: forfeits in a row that take a bot off the ladder (0: never) |
 | GRASS_PROVISIONAL_GAMES | 15: a rating is marked provisional (`1620?`) below this many games |
-| GRASS_FAIRPLAY_PAIRS | 1000: pairs of bots the collusion test allows for (bar: this / 0.01) |
+| GRASS_FAIRPLAY_PAIRS | 1000: pairs of bots the collusion test allows for (bar: 2 x this / 0.01) |
 | GRASS_VALIDATE_INLINE | false: uploads are validated by a Celery task (true: during the request) |
 | GRASS_VALIDATION_RESEND_SECONDS | 600: a version pending this long is sent to the workers again |
 | GRASS_SITE_URL | `http://127.0.0.1:8000`: the site's address, for links in webhooks and emails |
@@ -541,8 +541,10 @@ stops moving fast: K has fallen to a quarter of a first game's (200 to 50) and t
 its first width (+/-300 to +/-150, the spread of the whole ladder). docs/ratings.md."""
 GRASS_FAIRPLAY_PAIRS = env_int("GRASS_FAIRPLAY_PAIRS", 1000)
 """How many pairs of bots the collusion test allows for (`ladder.fairplay.detect.bar`): a pair
-is flagged when its evidence reaches this / ALPHA, so that the chance any honest pair among
-this many is ever flagged stays under ALPHA (docs/fairplay.md)."""
+of bots or of seating circles is flagged when its evidence reaches 2 x this / ALPHA (there are
+no more pairs of circles under test than pairs of bots: `detect.watches`), so that the chance
+any honest pair of either kind among this many is ever flagged stays under ALPHA
+(docs/fairplay.md)."""
 GRASS_CHALLENGES_PER_DAY = env_int("GRASS_CHALLENGES_PER_DAY", 50)
 """Challenges (unrated matches on demand, `ladder.challenges`) one account may ask for in any 24
 hours, rematches included; past it the API answers 429 with Retry-After (0: no limit). Each

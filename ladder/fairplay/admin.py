@@ -1,5 +1,6 @@
-"""Flagged pairs for staff: the evidence (shared matches, flows both ways, wins against the
-ratings' expectation) and the action that voids a pair's shared matches."""
+"""Flagged pairs of bots and of seating circles for staff: the evidence (shared matches, flows
+both ways, wins against the ratings' expectation) and the action that voids a pair's shared
+matches."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from ladder.fairplay.models import PairMatch, PairWatch
+from ladder.fairplay.models import CircleMatch, CircleWatch, PairMatch, PairWatch
+from ladder.fairplay.selectors import circle_bots, circle_name
 from ladder.fairplay.services import pair_void
 
 SHOWN = (
@@ -77,7 +79,15 @@ class PairWatchAdmin(admin.ModelAdmin):
     list_filter = [FlaggedFilter]
     ordering = ["-evidence"]
     search_fields = ["low__name", "high__name", "low__owner__username", "high__owner__username"]
-    readonly_fields = [f.name for f in PairWatch._meta.get_fields() if f.concrete]
+    readonly_fields = [
+        "low",
+        "high",
+        *(
+            f.name
+            for f in PairWatch._meta.get_fields()
+            if f.concrete and f.name not in ("low", "high")
+        ),
+    ]
     inlines = [PairMatchInline]
     actions = ["void"]
 
@@ -94,4 +104,82 @@ class PairWatchAdmin(admin.ModelAdmin):
             f"Voided {voided} shared rated matches and disabled the bots; the ratings are "
             "being rebuilt by a task.",
             messages.SUCCESS,
+        )
+
+
+class CircleMatchInline(admin.TabularInline):
+    model = CircleMatch
+    fields = ("low_bot", "high_bot", *SHOWN)
+    readonly_fields = ("low_bot", "high_bot", *SHOWN)
+    ordering = ["-score"]
+    extra = 0
+    can_delete = False
+    max_num = 0
+    show_change_link = False
+
+
+class CircleFlaggedFilter(admin.SimpleListFilter):
+    title = "state"
+    parameter_name = "state"
+
+    def lookups(
+        self,
+        request: HttpRequest,
+        model_admin: admin.ModelAdmin,
+    ) -> list[tuple[str, str]]:
+        return [("flagged", "flagged"), ("watched", "not flagged")]
+
+    def queryset(
+        self, request: HttpRequest, queryset: QuerySet[CircleWatch]
+    ) -> QuerySet[CircleWatch]:
+        if self.value() == "flagged":
+            return queryset.filter(flagged__isnull=False)
+        if self.value() == "watched":
+            return queryset.filter(flagged__isnull=True)
+        return queryset
+
+
+@admin.register(CircleWatch)
+class CircleWatchAdmin(admin.ModelAdmin):
+    """Pairs of seating circles: every rated match any bot of one shared with any bot of the
+    other. A flag here with none among the pairs of their bots is many bots each sharing a few
+    tables; the pairs of bots that met are listed, each with its own pair watch to act on."""
+
+    list_display = [
+        "low_circle",
+        "high_circle",
+        "matches",
+        "hits",
+        "firsts",
+        "expected_firsts",
+        "evidence",
+        "flagged_at",
+        "flagged",
+    ]
+    list_filter = [CircleFlaggedFilter]
+    ordering = ["-evidence"]
+    list_per_page = 50  # two circles' names each: a few queries a row
+    readonly_fields = [
+        "low_circle",
+        "high_circle",
+        "bots_met",
+        *(f.name for f in CircleWatch._meta.get_fields() if f.concrete),
+    ]
+    inlines = [CircleMatchInline]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.display(description="low circle")
+    def low_circle(self, watch: CircleWatch) -> str:
+        return f"{circle_name(watch.low)} ({watch.low})"
+
+    @admin.display(description="high circle")
+    def high_circle(self, watch: CircleWatch) -> str:
+        return f"{circle_name(watch.high)} ({watch.high})"
+
+    @admin.display(description="pairs of bots that met (shared matches)")
+    def bots_met(self, watch: CircleWatch) -> str:
+        return ", ".join(
+            f"{low} & {high} ({shared})" for low, high, shared in circle_bots(watch_id=watch.pk)
         )

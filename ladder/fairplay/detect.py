@@ -20,8 +20,19 @@ honest baseline (the examples random, greedy and strong in every combination) do
 probability at most `NULL_RATE`. The other bets on the lift: one of the pair placing first,
 against the probability the caller expects from the two bots' ratings. The pair's evidence is
 the mean of the two (a mean of e-processes is one); it is flagged when the evidence reaches
-`pairs / alpha`: with `pairs` the number of pairs under test, the chance that any honest pair
-is ever flagged is at most alpha (a union bound over pairs).
+`tests / alpha`: with `tests` the number of tests kept, the chance that any honest one is ever
+flagged is at most alpha (a union bound over the tests).
+
+The ladder keeps two kinds of tests (`ladder.fairplay.models`): one per pair of bots, and one
+per pair of seating circles, fed by every match of every pair of their bots (one observation a
+match: a circle holds one seat of a rated table). A pair of circles whose bots are all honest
+sees only honest pairs' matches, so its test is valid as a pair's is, and one union bound
+covers both kinds: `watches(pairs)` counts them as twice the pairs of bots under test, since
+every pair of circles under test has a pair of bots under test of its own (two of its bots
+that shared a table) and so there are no more of them than pairs of bots. With at most `pairs`
+pairs of bots under test, the chance that any honest pair of bots or of circles is ever
+flagged is at most alpha. (While circles keep their ids: a link that merges two circles starts
+watches under the merged id beside the old ones, a few more tests than counted.)
 
 The constants were measured on a bank of played games (`python -m bench.collusion`,
 docs/fairplay.md), which says how well it separates colluders from honest play.
@@ -217,8 +228,14 @@ def lift_null(expected_first: float) -> float:
 
 
 def bar(pairs: int = 1, alpha: float = ALPHA) -> float:
-    """The evidence at which a pair is flagged, with `pairs` pairs under test."""
+    """The evidence at which a pair is flagged, with `pairs` tests kept (`watches`)."""
     return max(pairs, 1) / alpha
+
+
+def watches(pairs: int) -> int:
+    """The tests the bar's union bound counts when `pairs` pairs of bots are under test: a
+    watch per pair of bots and one per pair of circles, no more of those than of these."""
+    return 2 * max(pairs, 1)
 
 
 def first_chance(ratings: Sequence[float], seats: Sequence[int], scale: float = 400.0) -> float:

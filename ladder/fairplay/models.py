@@ -1,17 +1,15 @@
-"""A pair of bots that shared rated tables, its running test, and each shared match's part."""
+"""What fair play keeps of rated matches: a watch per pair of bots and a watch per pair of
+seating circles, each with its running test, and each shared match's part in it."""
 
 from __future__ import annotations
 
 from django.db import models
 
 
-class PairWatch(models.Model):
-    """Two bots (`low` has the smaller id) and what their shared rated matches showed so far:
-    the aggregates are kept here, updated once per shared match, never recomputed per request.
-    """
+class Watch(models.Model):
+    """A running collusion test and what its shared rated matches showed so far: the
+    aggregates are kept here, updated once per shared match, never recomputed per request."""
 
-    low = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="+")
-    high = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="+")
     matches = models.PositiveIntegerField(default=0)
     hits = models.PositiveIntegerField(default=0)
     """Shared matches whose flow score exceeded the threshold (`detect.THRESHOLD`)."""
@@ -29,9 +27,19 @@ class PairWatch(models.Model):
     flagged_at = models.PositiveIntegerField(null=True, blank=True)
     """The shared-match count at which the evidence reached the bar."""
     flagged = models.DateTimeField(null=True, blank=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        abstract = True
+
+
+class PairWatch(Watch):
+    """Two bots (`low` has the smaller id) and their shared rated matches."""
+
+    low = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="+")
+    high = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="+")
     voided = models.DateTimeField(null=True, blank=True)
     """When staff voided the pair's shared rated matches and disabled both bots."""
-    updated = models.DateTimeField(auto_now=True)
 
     class Meta:
         constraints = [
@@ -52,12 +60,45 @@ class PairWatch(models.Model):
         return f"{self.low} & {self.high}: {self.matches} shared, evidence {self.evidence:,.0f}"
 
 
-class PairMatch(models.Model):
-    """One shared rated match of a watched pair: the evidence staff read (the match, the
-    flows both ways, the result against the ratings' expectation). Its existence also makes
-    recording a match's flows idempotent."""
+class CircleWatch(Watch):
+    """Two seating circles (`low` has the smaller id; `ladder.accounts.selectors.
+    seating_circle`: a user id, or minus a house bot's id) and every rated match any bot of
+    one shared with any bot of the other: many feeders of one person, each at a few tables
+    with the same partner, add up here where no pair of bots sees them.
 
-    watch = models.ForeignKey(PairWatch, on_delete=models.CASCADE, related_name="shared")
+    A circle's id is the one it had when the match was read: linking accounts merges circles
+    under the smallest id, so the absorbed circle's watches stop growing and the merged
+    circle's go on (unlinking likewise)."""
+
+    low = models.BigIntegerField()
+    high = models.BigIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["low", "high"], name="circle_watch_once"),
+            models.CheckConstraint(
+                condition=models.Q(low__lt=models.F("high")), name="circle_low_first"
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["-evidence"],
+                name="circle_watch_flagged",
+                condition=models.Q(flagged__isnull=False),
+            )
+        ]
+
+    def __str__(self) -> str:
+        return (
+            f"circles {self.low} & {self.high}: {self.matches} shared, "
+            f"evidence {self.evidence:,.0f}"
+        )
+
+
+class SharedMatch(models.Model):
+    """One shared rated match of a watch: the evidence staff read (the match, the flows both
+    ways, the result against the ratings' expectation). `low` and `high` are the watch's."""
+
     match = models.ForeignKey("matches.Match", on_delete=models.CASCADE, related_name="+")
     low_seat = models.PositiveSmallIntegerField()
     high_seat = models.PositiveSmallIntegerField()
@@ -70,12 +111,38 @@ class PairMatch(models.Model):
     first = models.BooleanField()
     expected_first = models.FloatField()
     flows = models.JSONField(default=dict)
-    """This match's `PairFlow`s by direction, as in `PairWatch.flows`."""
+    """This match's `PairFlow`s by direction, as in the watch's `flows`."""
+
+    class Meta:
+        abstract = True
+
+    def __str__(self) -> str:
+        return f"match {self.match_id}: score {self.score:.2f}"
+
+
+class PairMatch(SharedMatch):
+    """A shared match of a pair of bots. Its existence also makes recording a match's flows
+    idempotent."""
+
+    watch = models.ForeignKey(PairWatch, on_delete=models.CASCADE, related_name="shared")
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["watch", "match"], name="pair_match_once"),
         ]
 
-    def __str__(self) -> str:
-        return f"match {self.match_id}: score {self.score:.2f}"
+
+class CircleMatch(SharedMatch):
+    """A shared match of a pair of circles: which of their bots met in it, and their part.
+    One per match and watch (a circle holds one seat of a rated table), which also makes
+    recording a match's flows idempotent."""
+
+    watch = models.ForeignKey(CircleWatch, on_delete=models.CASCADE, related_name="shared")
+    low_bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="+")
+    """The bot of the `low` circle."""
+    high_bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["watch", "match"], name="circle_match_once"),
+        ]

@@ -104,6 +104,13 @@ def test_the_bar_grows_with_the_pairs_under_test() -> None:
     assert bar(10_000, 0.01) == 1_000_000
 
 
+def test_the_union_bound_counts_the_circles_watches_beside_the_pairs() -> None:
+    """A watch per pair of bots and one per pair of circles, no more of those than of these:
+    with 1,000 pairs of bots under test the bar is that of 2,000 tests."""
+    assert detect.watches(1000) == 2000
+    assert bar(detect.watches(1000)) == 200_000
+
+
 class InOrder(random.Random):
     """Draws 0, 1, 2, ...: a trial that takes the stream as it is."""
 

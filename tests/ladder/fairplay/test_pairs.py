@@ -16,7 +16,7 @@ from bench.colluders.pair import Feeder, Partner
 from engine.log import dumps
 from ladder.bots.models import Bot
 from ladder.bots.selectors import bot_circles
-from ladder.fairplay.models import PairMatch, PairWatch
+from ladder.fairplay.models import CircleMatch, CircleWatch, PairMatch, PairWatch
 from ladder.fairplay.services import match_flows_record, pair_void
 from ladder.matches.models import Match
 
@@ -27,13 +27,18 @@ GAMES = 12
 
 @pytest.fixture
 def four(valid_version: Any, django_user_model: Any) -> list[Any]:
-    """Versions of four bots: two of them (the feeder's and the partner's) from two accounts
-    the site does not link, two honest greedy ones."""
-    versions = [valid_version(name, "greedy") for name in ("feeder", "honest1", "honest2")]
-    other = django_user_model.objects.create_user(username="cy", password="pw")
-    partner = valid_version("partner", "greedy")
-    Bot.objects.filter(pk=partner.bot_id).update(owner=other)
-    return [versions[0], partner, versions[1], versions[2]]
+    """Versions of four bots of four accounts the site does not link (a rated table seats one
+    bot per circle): the feeder's (ann's), the partner's (cy's), two honest greedy ones."""
+    dee, eve, cy = (
+        django_user_model.objects.create_user(username=name, password="pw")
+        for name in ("dee", "eve", "cy")
+    )
+    return [
+        valid_version("feeder", "greedy"),
+        valid_version("partner", "greedy", by=cy),
+        valid_version("honest1", "greedy", by=dee),
+        valid_version("honest2", "greedy", by=eve),
+    ]
 
 
 def record(finished_match: Any, versions: list[Any], seed: int, colluding: bool) -> Match:
@@ -83,12 +88,21 @@ def test_the_colluding_pair_is_flagged_and_the_honest_pairs_are_not(
     assert watch_of(honest1, honest2).flagged is None
     assert watch_of(feeder, honest1).flagged is None
     assert PairMatch.objects.filter(watch=pair).count() == GAMES
+    # Each bot its own account here: the pairs of circles see what the pairs of bots see.
+    assert CircleWatch.objects.count() == 6
+    assert list(CircleWatch.objects.filter(flagged__isnull=False).values_list("low", "high")) == [
+        tuple(sorted([feeder.bot.owner_id, partner.bot.owner_id]))
+    ]
+    assert CircleMatch.objects.count() == 6 * GAMES
 
 
 def test_recording_a_match_twice_adds_it_once(shared: list[Match], four: list[Any]) -> None:
     before = watch_of(four[0], four[1]).matches
+    circles = CircleWatch.objects.order_by("pk").values_list("matches", flat=True)
+    counted = list(circles)
     again = match_flows_record(match_id=shared[0].pk)
-    assert again.pairs == 0
+    assert again.pairs == 0 and again.circles == 0
+    assert list(circles) == counted
     assert watch_of(four[0], four[1]).matches == before
 
 
@@ -105,7 +119,9 @@ def test_the_command_lists_the_flag_with_its_evidence(shared: list[Match], four:
     text = out.getvalue()
     assert "ann/feeder" in text and "cy/partner" in text
     assert "swap_value" in text and "match " in text
-    assert "honest1 & " not in text and "& ann/honest2" not in text
+    assert "honest1 & " not in text and "& eve/honest2" not in text
+    circles = [line for line in text.splitlines() if line.startswith("circles ")]
+    assert len(circles) == 1 and circles[0].startswith("circles ann & cy (flagged")
 
 
 def test_the_admin_voids_the_pairs_matches_and_disables_its_bots(

@@ -1,4 +1,5 @@
-"""`manage.py collusion`: the flagged pairs of bots, strongest evidence first."""
+"""`manage.py collusion`: the flagged pairs of bots and of seating circles, strongest evidence
+first."""
 
 from __future__ import annotations
 
@@ -6,11 +7,20 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from ladder.fairplay.selectors import pair_evidence, pairs_flagged, sources_similar
+from ladder.fairplay.models import Watch
+from ladder.fairplay.selectors import (
+    circle_bots,
+    circle_evidence,
+    circle_name,
+    circles_flagged,
+    pair_evidence,
+    pairs_flagged,
+    sources_similar,
+)
 
 
 class Command(BaseCommand):
-    help = "List the pairs of bots flagged for collusion, with their evidence."
+    help = "List the pairs of bots and of seating circles flagged for collusion, with evidence."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--all", action="store_true", help="voided pairs too")
@@ -31,24 +41,58 @@ class Command(BaseCommand):
                 )
             if not alike:
                 self.stdout.write("No two owners' bots have nearly the same source.")
-        pairs = list(pairs_flagged(include_voided=options["all"]))
+        self._pairs(options["all"], options["matches"])
+        self._circles(options["matches"])
+
+    def _summary(self, watch: Watch) -> str:
+        return (
+            f"evidence {watch.evidence:,.0f} after {watch.matches} shared matches (flagged at "
+            f"{watch.flagged_at}); {watch.hits} matches over the flow threshold; won "
+            f"{watch.firsts} where the ratings expected {watch.expected_firsts:.1f}"
+        )
+
+    def _flows(self, watch: Watch) -> None:
+        for direction, counts in sorted(watch.flows.items()):
+            shown = ", ".join(f"{k} {v:,}" for k, v in counts.items() if v)
+            self.stdout.write(f"  {direction}: {shown}")
+
+    def _pairs(self, include_voided: bool, matches: int) -> None:
+        pairs = list(pairs_flagged(include_voided=include_voided))
         if not pairs:
             self.stdout.write("No pair of bots is flagged.")
-            return
         for watch in pairs:
             state = f"voided {watch.voided:%Y-%m-%d}" if watch.voided else "flagged"
             self.stdout.write(
                 f"{watch.low.display_name} & {watch.high.display_name} ({state}, pair "
-                f"{watch.pk}): evidence {watch.evidence:,.0f} after {watch.matches} shared "
-                f"matches (flagged at {watch.flagged_at}); {watch.hits} matches over the flow "
-                f"threshold; won {watch.firsts} where the ratings expected "
-                f"{watch.expected_firsts:.1f}"
+                f"{watch.pk}): {self._summary(watch)}"
             )
-            for direction, counts in sorted(watch.flows.items()):
-                shown = ", ".join(f"{k} {v:,}" for k, v in counts.items() if v)
-                self.stdout.write(f"  {direction}: {shown}")
-            for row in pair_evidence(watch_id=watch.pk, limit=options["matches"]):
+            self._flows(watch)
+            for row in pair_evidence(watch_id=watch.pk, limit=matches):
                 self.stdout.write(
                     f"  match {row.match_id}: score {row.score:.2f}, help {row.help_low:,.0f} / "
                     f"{row.help_high:,.0f}, first {row.first} (expected {row.expected_first:.2f})"
+                )
+
+    def _circles(self, matches: int) -> None:
+        circles = list(circles_flagged())
+        if not circles:
+            self.stdout.write("No pair of seating circles is flagged.")
+        for watch in circles:
+            self.stdout.write(
+                f"circles {circle_name(watch.low)} & {circle_name(watch.high)} (flagged, circle "
+                f"pair {watch.pk}): {self._summary(watch)}"
+            )
+            met = circle_bots(watch_id=watch.pk)
+            self.stdout.write(
+                f"  {len(met)} pairs of their bots met: "
+                + ", ".join(f"{low} & {high} ({shared})" for low, high, shared in met[:10])
+                + (", ..." if len(met) > 10 else "")
+            )
+            self._flows(watch)
+            for row in circle_evidence(watch_id=watch.pk, limit=matches):
+                self.stdout.write(
+                    f"  match {row.match_id} ({row.low_bot.display_name} & "
+                    f"{row.high_bot.display_name}): score {row.score:.2f}, help "
+                    f"{row.help_low:,.0f} / {row.help_high:,.0f}, first {row.first} (expected "
+                    f"{row.expected_first:.2f})"
                 )
