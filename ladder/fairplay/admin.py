@@ -1,15 +1,26 @@
-"""Flagged pairs of bots and of seating circles for staff: the evidence (shared matches, flows
-both ways, wins against the ratings' expectation) and the action that voids a pair's shared
-matches."""
+"""Flagged pairs of bots and of seating circles for staff: the evidence (shared matches, which
+way it went, wins against the ratings' expectation) and the action that voids a pair's shared
+matches, which shows which way it went and asks before it voids anything."""
 
 from __future__ import annotations
 
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.template.response import TemplateResponse
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
 
 from ladder.fairplay.models import CircleMatch, CircleWatch, PairMatch, PairWatch
-from ladder.fairplay.selectors import circle_bots, circle_name
+from ladder.fairplay.selectors import (
+    Directions,
+    circle_bots,
+    circle_directions,
+    circle_name,
+    hit_made_by,
+    pair_directions,
+)
 from ladder.fairplay.services import pair_void
 
 SHOWN = (
@@ -21,20 +32,45 @@ SHOWN = (
     "help_high",
     "spared_low",
     "spared_high",
+    "asks_low",
+    "asks_high",
+    "hit_by",
     "first",
     "expected_first",
 )
 
+READ_FIRST = (
+    "Read which way it went before voiding: a flag says the two bots' play looks collusive, "
+    "the directions say whose play it was. A bot that floods a rival with deal proposals makes "
+    "the pair look collusive by itself, and the Void disables both bots and links their owners."
+)
 
-class PairMatchInline(admin.TabularInline):
-    model = PairMatch
-    fields = SHOWN
-    readonly_fields = SHOWN
-    ordering = ["-score"]
+
+def directions_html(directions: Directions) -> SafeString:
+    """Both ways of a watch, then its notes in bold (`selectors.Directions`)."""
+    ways = format_html_join("", "<li>{}</li>", ((way.line(),) for way in directions.ways))
+    notes = format_html_join("", "<li><strong>{}</strong></li>", ((n,) for n in directions.notes()))
+    return format_html("<ul>{}{}</ul>", ways, notes)
+
+
+class SharedInline(admin.TabularInline):
     extra = 0
     can_delete = False
     max_num = 0
     show_change_link = False
+
+    @admin.display(description="hit made by")
+    def hit_by(self, row: PairMatch | CircleMatch) -> str:
+        if row.pk is None:  # the formset's empty form
+            return "-"
+        return hit_made_by(row) or "-"
+
+
+class PairMatchInline(SharedInline):
+    model = PairMatch
+    fields = SHOWN
+    readonly_fields = SHOWN
+    ordering = ["-score"]
 
 
 class FlaggedFilter(admin.SimpleListFilter):
@@ -82,6 +118,7 @@ class PairWatchAdmin(admin.ModelAdmin):
     readonly_fields = [
         "low",
         "high",
+        "directions",
         *(
             f.name
             for f in PairWatch._meta.get_fields()
@@ -94,8 +131,31 @@ class PairWatchAdmin(admin.ModelAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    @admin.action(description="Void the pair's shared rated matches and disable both bots")
-    def void(self, request: HttpRequest, queryset: QuerySet[PairWatch]) -> None:
+    @admin.display(description="which way it went")
+    def directions(self, watch: PairWatch) -> SafeString:
+        return directions_html(pair_directions(watch=watch))
+
+    @admin.action(
+        description="Void the pair's shared rated matches and disable both bots (asks first)"
+    )
+    def void(self, request: HttpRequest, queryset: QuerySet[PairWatch]) -> TemplateResponse | None:
+        if request.POST.get("confirm") != "yes":
+            # First which way it went, pair by pair, and a button that voids.
+            pairs = queryset.select_related("low__owner", "high__owner")
+            return TemplateResponse(
+                request,
+                "admin/fairplay/void_confirm.html",
+                {
+                    **self.admin_site.each_context(request),
+                    "title": "Read which way it went before voiding",
+                    "read_first": READ_FIRST,
+                    "pairs": [
+                        (watch, directions_html(pair_directions(watch=watch))) for watch in pairs
+                    ],
+                    "opts": self.model._meta,
+                    "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+                },
+            )
         voided = 0
         for watch_id in queryset.values_list("pk", flat=True):
             voided += len(pair_void(watch_id=watch_id))
@@ -105,17 +165,14 @@ class PairWatchAdmin(admin.ModelAdmin):
             "being rebuilt by a task.",
             messages.SUCCESS,
         )
+        return None
 
 
-class CircleMatchInline(admin.TabularInline):
+class CircleMatchInline(SharedInline):
     model = CircleMatch
     fields = ("low_bot", "high_bot", *SHOWN)
     readonly_fields = ("low_bot", "high_bot", *SHOWN)
     ordering = ["-score"]
-    extra = 0
-    can_delete = False
-    max_num = 0
-    show_change_link = False
 
 
 class CircleFlaggedFilter(admin.SimpleListFilter):
@@ -162,6 +219,7 @@ class CircleWatchAdmin(admin.ModelAdmin):
     readonly_fields = [
         "low_circle",
         "high_circle",
+        "directions",
         "bots_met",
         *(f.name for f in CircleWatch._meta.get_fields() if f.concrete),
     ]
@@ -177,6 +235,10 @@ class CircleWatchAdmin(admin.ModelAdmin):
     @admin.display(description="high circle")
     def high_circle(self, watch: CircleWatch) -> str:
         return f"{circle_name(watch.high)} ({watch.high})"
+
+    @admin.display(description="which way it went")
+    def directions(self, watch: CircleWatch) -> SafeString:
+        return directions_html(circle_directions(watch=watch))
 
     @admin.display(description="pairs of bots that met (shared matches)")
     def bots_met(self, watch: CircleWatch) -> str:

@@ -93,12 +93,63 @@ class PairMatch:
         return self.score > THRESHOLD or max(self.asks_ab, self.asks_ba) > ASK_THRESHOLD
 
     @property
+    def cause(self) -> Cause:
+        """Which way the hit went, if it is one (it is exactly when `cause.hit`)."""
+        return hit_cause(
+            self.help_ab, self.help_ba, self.spared_ab, self.spared_ba, self.asks_ab, self.asks_ba
+        )
+
+    @property
     def score(self) -> float:
         """The larger direction's help (in SCALE units) plus its sparing, weighted."""
         return max(
             self.help_ab / SCALE + SPARED_WEIGHT * self.spared_ab,
             self.help_ba / SCALE + SPARED_WEIGHT * self.spared_ba,
         )
+
+
+def way_hits(help_: float, spared: float, asks: int | None) -> tuple[bool, bool]:
+    """What one direction's own play would make of a match: a hit by its flow score (its help
+    in SCALE units plus its sparing, as in `PairMatch.score`), and a hit by its asks (None:
+    not kept). A match is a hit when either holds in either direction (`PairMatch.hit`)."""
+    by_flows = help_ / SCALE + SPARED_WEIGHT * spared > THRESHOLD
+    return by_flows, asks is not None and asks > ASK_THRESHOLD
+
+
+@dataclass(frozen=True, slots=True)
+class Cause:
+    """Which way a match's hit went: what A's play toward B made of it, and B's toward A."""
+
+    flows_ab: bool
+    asks_ab: bool
+    flows_ba: bool
+    asks_ba: bool
+
+    @property
+    def hit(self) -> bool:
+        return self.flows_ab or self.asks_ab or self.flows_ba or self.asks_ba
+
+    @property
+    def asks_alone(self) -> str | None:
+        """ "ab" or "ba" when the hit is one bot's deal proposals and nothing else: no flow
+        score over the threshold either way, the other's asks under it. One bot makes that
+        by itself (flooding a rival with offers it refuses), so it says nothing of the
+        other."""
+        if self.flows_ab or self.flows_ba or self.asks_ab == self.asks_ba:
+            return None
+        return "ab" if self.asks_ab else "ba"
+
+
+def hit_cause(
+    help_ab: float,
+    help_ba: float,
+    spared_ab: float,
+    spared_ba: float,
+    asks_ab: int | None,
+    asks_ba: int | None,
+) -> Cause:
+    """A match's hit by direction (`way_hits` each way), from what a shared match keeps."""
+    return Cause(*way_hits(help_ab, spared_ab, asks_ab), *way_hits(help_ba, spared_ba, asks_ba))
 
 
 def _help(flow: PairFlow) -> int:

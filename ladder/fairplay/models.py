@@ -108,6 +108,11 @@ class SharedMatch(models.Model):
     help_high = models.FloatField()
     spared_low = models.FloatField()
     spared_high = models.FloatField()
+    asks_low = models.IntegerField(null=True, blank=True)
+    """Deals `low` proposed to `high` beyond the most it proposed to any other seat (None:
+    recorded before they were kept). With the help and sparing each way, what says which
+    bot's play made a hit (`detect.hit_cause`)."""
+    asks_high = models.IntegerField(null=True, blank=True)
     first = models.BooleanField()
     expected_first = models.FloatField()
     flows = models.JSONField(default=dict)

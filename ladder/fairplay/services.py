@@ -109,6 +109,8 @@ def _shared_fields(seen: Seen) -> dict[str, Any]:
         "help_high": stats.help_ba,
         "spared_low": stats.spared_ab,
         "spared_high": stats.spared_ba,
+        "asks_low": stats.asks_ab,
+        "asks_high": stats.asks_ba,
         "first": stats.first,
         "expected_first": seen.expected_first,
         "flows": seen.flows,

@@ -92,7 +92,7 @@ def test_a_partner_fed_by_twenty_feeders_is_flagged_by_its_circles_not_its_pairs
     assert "No pair of bots is flagged." in text
     assert "circles ann & cy" in text, text
     circles = [line for line in text.splitlines() if line.startswith("circles ")]
-    assert len(circles) == 1 and "pairs of their bots met" in text
+    assert len(circles) == 1 and "pairs of their bots that met (20)" in text
     assert "ann/feeder0 & cy/partner (3)" in text or "cy/partner & ann/feeder0 (3)" in text
 
     # The circles' watch adds up every pair of their bots.

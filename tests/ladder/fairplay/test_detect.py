@@ -141,3 +141,32 @@ def test_the_benchs_trial_flags_where_pair_test_does() -> None:
         assert run_trial(stream, len(stream), InOrder(), pairs) == test.flagged_at
         flagged.append(test.flagged_at)
     assert flagged[0] is not None and flagged[-1] is None  # both answers were tried
+
+
+def test_the_cause_says_which_way_a_hit_went_and_when_it_is_one_bots_asks_alone() -> None:
+    flood = PairMatch(0, 0, 0, 0, False, asks_ab=0, asks_ba=detect.ASK_THRESHOLD + 1)
+    assert flood.hit and flood.cause.asks_alone == "ba"
+    assert (flood.cause.flows_ab, flood.cause.flows_ba, flood.cause.asks_ab) == (False,) * 3
+    # Help beside the asks: the hit is not the asks alone.
+    fed = PairMatch((detect.THRESHOLD + 1) * detect.SCALE, 0, 0, 0, True, 0, 100)
+    assert fed.cause.flows_ab and fed.cause.asks_ba and fed.cause.asks_alone is None
+    # Both asking: not one bot's doing.
+    both = PairMatch(0, 0, 0, 0, False, 100, 100)
+    assert both.hit and both.cause.asks_alone is None
+    assert not PairMatch(0, 0, 0, 0, False, 5, 5).cause.hit
+
+
+def test_the_cause_is_a_hit_exactly_when_the_match_is() -> None:
+    """The directions staff read are the test's own hits, split by way: never more, never fewer."""
+    rng = random.Random(11)
+    for _ in range(2000):
+        match = PairMatch(
+            rng.uniform(-3, 3) * detect.SCALE,
+            rng.uniform(-3, 3) * detect.SCALE,
+            rng.uniform(-1, 1),
+            rng.uniform(-1, 1),
+            rng.random() < 0.5,
+            rng.randint(-20, 120),
+            rng.randint(-20, 120),
+        )
+        assert match.cause.hit == match.hit

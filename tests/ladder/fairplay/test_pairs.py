@@ -120,6 +120,12 @@ def test_the_command_lists_the_flag_with_its_evidence(shared: list[Match], four:
     assert "ann/feeder" in text and "cy/partner" in text
     assert "swap_value" in text and "match " in text
     assert "honest1 & " not in text and "& eve/honest2" not in text
+    # Which way it went: the feeder's help and sparing, the partner's proposals.
+    feeder_way = next(line for line in text.splitlines() if "ann/feeder -> cy/partner:" in line)
+    partner_way = next(line for line in text.splitlines() if "cy/partner -> ann/feeder:" in line)
+    assert "hits made: 0 by its help and sparing" not in feeder_way
+    assert "hits made: 0 by its help and sparing" in partner_way
+    assert ", 0 by its proposals" not in partner_way
     circles = [line for line in text.splitlines() if line.startswith("circles ")]
     assert len(circles) == 1 and circles[0].startswith("circles ann & cy (flagged")
 
@@ -139,7 +145,7 @@ def test_the_admin_voids_the_pairs_matches_and_disables_its_bots(
     with django_capture_on_commit_callbacks(execute=True):
         response = admin_client.post(
             "/admin/fairplay/pairwatch/",
-            {"action": "void", "_selected_action": [pair.pk]},
+            {"action": "void", "_selected_action": [pair.pk], "confirm": "yes"},
             follow=True,
         )
     assert response.status_code == 200
