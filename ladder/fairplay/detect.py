@@ -5,7 +5,7 @@ two seats to what collusion changes, each direction measured against how the sam
 the other seats of the same match, so the bots' own styles cancel out:
 
 - **help**: value the seat chose to move to the other (deals it granted, forced swaps it made,
-  the excess of its Nirvana gifts), less the mean it moved to the match's other seats;
+  the excess of its Nirvana gifts), less the most it moved to any other seat of the match;
 - **spared**: the share of its chances to attack the other seat that it left unused, less the
   same share for the other seats;
 - **asks**: deals proposed to the other beyond the most proposed to any other seat;
@@ -75,7 +75,7 @@ class PairMatch:
     """One shared match of bots A and B, reduced to what the test reads."""
 
     help_ab: float
-    """Dollars A moved to B beyond what it moved to the others (mean over them)."""
+    """Dollars A moved to B beyond the most it moved to any other seat."""
     help_ba: float
     spared_ab: float
     """Share of A's chances to attack B it left unused, less the same share for the others."""
