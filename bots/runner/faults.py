@@ -17,7 +17,7 @@ import errno
 
 from bots.runner.boxctl import BoxProgramError
 from bots.runner.build import BuildUnavailable
-from bots.runner.match import InfrastructureFault
+from bots.runner.results import InfrastructureFault
 from bots.runner.runtime import RuntimeMissing
 from bots.runner.sandbox import SandboxUnavailable
 

@@ -142,8 +142,9 @@ def one_decision(source: BotSource) -> None:
     """Start `source` in a box, greet it, ask for one decision of a fresh game and check the
     answer is legal; ProofFailed saying what went wrong."""
     from bots.runner.feed import Feeds
-    from bots.runner.match import InfrastructureFault, start_bot, stop_bot
+    from bots.runner.match import start_bot, stop_bot
     from bots.runner.process import BotGone, BotTimeout, LineTooLong
+    from bots.runner.results import InfrastructureFault
     from engine import new_game
 
     game = new_game("modern", ["proof", "other"], 1)

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from bots.runner import pool
 from bots.runner.botfiles import BotSource
-from bots.runner.match import MatchResult, TimeControl, play_match
+from bots.runner.match import TimeControl, play_match
+from bots.runner.results import MatchResult
 from bots.runner.sandbox import SandboxUnavailable
 from engine import Variants
 

@@ -21,7 +21,8 @@ from bots.runner.botfiles import BadBot, BotSource, load_bot, source_from_upload
 from bots.runner.build import BuildUnavailable, build
 from bots.runner.faults import is_host_fault
 from bots.runner.languages import detect
-from bots.runner.match import InfrastructureFault, play_match
+from bots.runner.match import play_match
+from bots.runner.results import InfrastructureFault
 from ladder.bots.models import Bot, BotBuild, BotVersion
 from ladder.bots.names import tidy_spaces
 from ladder.bots.runtimes import runtime_refusal

@@ -1,5 +1,5 @@
 """A match's debug lines as stored: what each seat's bot wrote on stderr while it decided
-(`bots.runner.match.DebugLines`), one gzipped JSON file per match beside its log.
+(`bots.runner.results.DebugLines`), one gzipped JSON file per match beside its log.
 
 Why a file, and only sometimes: at 10 million matches, rows per decision would be billions of
 rows for text nobody queries; one compressed file per match is read whole when its replay is
@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bots.runner.match import SeatReport
+from bots.runner.results import SeatReport
 
 FORMAT = "grass-debug/1"
 

@@ -23,7 +23,7 @@ from django.conf import settings
 from django.db import models, transaction
 from django.utils import timezone
 
-from bots.runner.match import MatchResult
+from bots.runner.results import MatchResult
 from ladder.matches.debug import debug_pack
 from ladder.matches.models import FAILURE_REASON_CHARS, Match, PendingLog
 from ladder.storage import StorageFull, storage_save_whole

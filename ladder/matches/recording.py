@@ -28,7 +28,7 @@ from django.db import Error as DatabaseErrors
 from django.db import InterfaceError, OperationalError, connection, transaction
 from django.utils import timezone
 
-from bots.runner.match import MatchResult
+from bots.runner.results import MatchResult
 from ladder.bots.models import Bot
 from ladder.bots.selectors import bots_circle_shared
 from ladder.bots.signals import bot_disabled

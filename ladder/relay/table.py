@@ -49,7 +49,7 @@ from ladder.relay import groups, messages
 from ladder.relay.views import Frame, TableViews
 
 if TYPE_CHECKING:
-    from bots.runner.match import SeatReport
+    from bots.runner.results import SeatReport
 
 logger = logging.getLogger(__name__)
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from bots.runner.botfiles import BotSource, load_bot
-from bots.runner.match import DebugEntry, DebugLines, play_match
+from bots.runner.match import play_match
+from bots.runner.results import DebugEntry, DebugLines
 
 TALKER = textwrap.dedent(
     """\

@@ -9,7 +9,7 @@ from bots.runner.botfiles import BadBot
 from bots.runner.boxctl import BoxProgramError
 from bots.runner.build import BuildUnavailable
 from bots.runner.faults import describe, is_host_fault
-from bots.runner.match import InfrastructureFault
+from bots.runner.results import InfrastructureFault
 from bots.runner.runtime import RuntimeMissing
 from bots.runner.sandbox import SandboxUnavailable
 

@@ -30,7 +30,8 @@ import pytest
 from bots import protocol
 from bots.runner import home, runtime
 from bots.runner.botfiles import BotSource, load_bot
-from bots.runner.match import MatchResult, SeatReport, TimeControl, play_match
+from bots.runner.match import TimeControl, play_match
+from bots.runner.results import MatchResult, SeatReport
 from bots.runner.sandbox import Limits
 from engine.log import read_log, replay
 from tests.bots.boxes import own_leftovers

@@ -21,7 +21,8 @@ from typing import Any
 
 import pytest
 
-from bots.runner.match import MatchResult, TimeControl, play_match
+from bots.runner.match import TimeControl, play_match
+from bots.runner.results import MatchResult
 from bots.sandbox.jail import PROC_ALLOWED
 from tests.bots.test_hostile import assert_finished, findings, hostile
 

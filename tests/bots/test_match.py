@@ -52,6 +52,7 @@ def test_no_sandbox_means_no_match(monkeypatch: pytest.MonkeyPatch) -> None:
     """A sandbox that cannot start is an infrastructure fault: no bot runs unsandboxed."""
     from bots.runner import match as match_module
     from bots.runner import sandbox
+    from bots.runner.results import InfrastructureFault
 
     def broken() -> None:
         raise sandbox.SandboxUnavailable("bwrap is not installed")
@@ -59,6 +60,6 @@ def test_no_sandbox_means_no_match(monkeypatch: pytest.MonkeyPatch) -> None:
     started: list[object] = []
     monkeypatch.setattr(sandbox, "check", broken)
     monkeypatch.setattr(match_module, "BotProcess", lambda *a, **k: started.append(a))
-    with pytest.raises(match_module.InfrastructureFault, match="bwrap is not installed"):
+    with pytest.raises(InfrastructureFault, match="bwrap is not installed"):
         play_match([load_bot("random"), load_bot("random")], seed=1, sandboxed=True)
     assert started == []

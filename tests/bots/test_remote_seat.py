@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from bots.runner.botfiles import load_bot
-from bots.runner.match import InfrastructureFault, SeatReport, TimeControl, play_match
+from bots.runner.match import TimeControl, play_match
 from bots.runner.remote import AgentGone, CallableAgent, RemoteAgent, RemoteRequest
+from bots.runner.results import InfrastructureFault, SeatReport
 from engine import new_game, observe
 from engine.game import Game
 from engine.log import read_log, replay
@@ -238,7 +239,7 @@ def test_a_stopped_match_ends_at_once_tears_its_boxes_down_and_plays_no_more(
     as each answer comes back: the answer given after it said stop is neither played nor
     watched, the sandboxed bots' boxes are destroyed, the agent is closed, and MatchStopped
     says why."""
-    from bots.runner.match import MatchStopped
+    from bots.runner.results import MatchStopped
     from tests.bots.boxes import own_leftovers
 
     asked: list[int] = []

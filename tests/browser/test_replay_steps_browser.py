@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from django.core.files.base import ContentFile
 
-from bots.runner.match import DebugEntry, SeatReport
+from bots.runner.results import DebugEntry, SeatReport
 from ladder.matches.debug import debug_pack
 from ladder.matches.models import Match
 from tests.browser.test_notifications_browser import sign_in

@@ -134,7 +134,7 @@ def test_a_worker_on_another_image_refuses_matches_and_validations(
     settings.GRASS_VALIDATE_INLINE = True
     pending = submit(owner, "later", "bot.py", b"from bots.sdk import run\n")
     assert pending.status == "pending"  # not judged on the wrong image
-    from bots.runner.match import InfrastructureFault
+    from bots.runner.results import InfrastructureFault
 
     with pytest.raises(InfrastructureFault, match="the site plays on 9-ffffffffffff"):
         bot_version_validate(version=pending)

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from bots.runner.match import InfrastructureFault
+from bots.runner.results import InfrastructureFault
 from ladder.bots import services
 from ladder.bots.models import BotVersion
 from ladder.bots.services import bot_create, bot_version_resend_pending, bot_version_submit

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from django.core.files.base import ContentFile
 
-from bots.runner.match import DebugEntry, SeatReport
+from bots.runner.results import DebugEntry, SeatReport
 from ladder.bots.models import Bot, BotVersion
 from ladder.bots.services import bot_create, bot_version_upload
 from ladder.matches.debug import debug_pack, debug_unpack

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from django.db.models import Max
 
-from bots.runner.match import SeatReport
+from bots.runner.results import SeatReport
 from ladder.matches.files import match_files_expire, match_viewed
 from ladder.matches.models import BotOpponentRecord, BotSeatRecord, Match
 from ladder.matches.recording import _match_record
