@@ -69,8 +69,8 @@ a box made ahead of time (`bots.runner.pool`, as a worker between matches)."""
 def _ready(source: BotSource, count: int = 1) -> None:
     """Ready boxes for `count` bots like `source`, waited for (made ahead: not timed)."""
     from bots.runner import pool
+    from bots.runner.boxes import box_limits
     from bots.runner.languages import detect
-    from bots.runner.match import box_limits
 
     pool.POOL.fill(box_limits(detect(source.files)), count)
     for ready in pool.POOL.ready:
@@ -81,7 +81,7 @@ def _start(mode: str, source: BotSource) -> tuple[BotProcess, Box | None, Path |
     """`start_bot` as `mode` says (the pool emptied for a box made at start), or "image":
     the image's interpreter outside the sandbox (`_image_plain`)."""
     from bots.runner import pool
-    from bots.runner.match import start_bot
+    from bots.runner.boxes import start_bot
 
     if mode == "image":
         return _image_plain(source)
@@ -151,7 +151,7 @@ def _image_plain(source: BotSource) -> tuple[BotProcess, None, Path]:
 def _startup_ms(mode: str, bot: bytes | BotSource = ECHO_BOT) -> float:
     """Process start (for a ready box: its launch) to the first reply (`ready`)."""
     from bots.runner.botfiles import BotSource
-    from bots.runner.match import stop_bot
+    from bots.runner.boxes import stop_bot
 
     source = bot if isinstance(bot, BotSource) else BotSource("echo", {"bot.py": bot})
     proc, box, folder = _start(mode, source)
@@ -222,7 +222,7 @@ def _round_trips(
     """Milliseconds from writing each `act` message to reading its answer."""
     from bots import protocol
     from bots.runner.botfiles import BotSource
-    from bots.runner.match import stop_bot
+    from bots.runner.boxes import stop_bot
 
     source = bot or BotSource("echo", {"bot.py": ECHO_BOT})
     proc, box, folder = _start("sandboxed" if sandboxed else "plain", source)

@@ -129,7 +129,7 @@ class ProcessOpponent:
         self.request = 0
 
     def start(self, hello: dict[str, Any]) -> None:
-        from bots.runner.match import start_bot
+        from bots.runner.boxes import start_bot
 
         self.close()
         self.proc, self.box, self.folder = start_bot(self.source, self.sandboxed)
@@ -181,7 +181,7 @@ class ProcessOpponent:
         self.proc.send(protocol.encode(message), time.perf_counter() + 1.0)
 
     def close(self) -> None:
-        from bots.runner.match import stop_bot
+        from bots.runner.boxes import stop_bot
 
         if self.proc is not None or self.box is not None or self.folder is not None:
             stop_bot(self.proc, self.box, self.folder)

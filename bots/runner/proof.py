@@ -141,8 +141,8 @@ def prove(languages: Iterable[str] | None = None) -> dict[str, str]:
 def one_decision(source: BotSource) -> None:
     """Start `source` in a box, greet it, ask for one decision of a fresh game and check the
     answer is legal; ProofFailed saying what went wrong."""
+    from bots.runner.boxes import start_bot, stop_bot
     from bots.runner.feed import Feeds
-    from bots.runner.match import start_bot, stop_bot
     from bots.runner.process import BotGone, BotTimeout, LineTooLong
     from bots.runner.results import InfrastructureFault
     from engine import new_game

@@ -18,8 +18,8 @@ import pytest
 
 from bots import protocol
 from bots.runner.botfiles import BotSource
+from bots.runner.boxes import start_bot, stop_bot
 from bots.runner.feed import Feeds
-from bots.runner.match import start_bot, stop_bot
 from bots.runner.process import BotProcess
 from engine import Game, Variants, new_game, observe
 from tests.bots.test_protocol_v2 import CLOCKS, _difference, _hello

@@ -50,8 +50,7 @@ def test_forfeits_rank_below_everyone() -> None:
 
 def test_no_sandbox_means_no_match(monkeypatch: pytest.MonkeyPatch) -> None:
     """A sandbox that cannot start is an infrastructure fault: no bot runs unsandboxed."""
-    from bots.runner import match as match_module
-    from bots.runner import sandbox
+    from bots.runner import boxes, sandbox
     from bots.runner.results import InfrastructureFault
 
     def broken() -> None:
@@ -59,7 +58,7 @@ def test_no_sandbox_means_no_match(monkeypatch: pytest.MonkeyPatch) -> None:
 
     started: list[object] = []
     monkeypatch.setattr(sandbox, "check", broken)
-    monkeypatch.setattr(match_module, "BotProcess", lambda *a, **k: started.append(a))
+    monkeypatch.setattr(boxes, "BotProcess", lambda *a, **k: started.append(a))
     with pytest.raises(InfrastructureFault, match="bwrap is not installed"):
         play_match([load_bot("random"), load_bot("random")], seed=1, sandboxed=True)
     assert started == []

@@ -16,8 +16,9 @@ import pytest
 
 from bots.runner import home, pool
 from bots.runner.botfiles import BadBot, BotSource, load_bot
+from bots.runner.boxes import box_limits, start_bot, stop_bot
 from bots.runner.languages import LANGUAGES, detect
-from bots.runner.match import box_limits, play_match, start_bot, stop_bot
+from bots.runner.match import play_match
 from bots.runner.sandbox import Box
 
 READY = b'{"type":"ready","protocol":1}'

@@ -30,7 +30,8 @@ import pytest
 
 from bots.runner import boxctl, home, pool, sandbox
 from bots.runner.botfiles import BadBot, BotSource, load_bot
-from bots.runner.match import TimeControl, play_match, start_bot, stop_bot
+from bots.runner.boxes import start_bot, stop_bot
+from bots.runner.match import TimeControl, play_match
 from bots.runner.results import InfrastructureFault
 from bots.runner.sandbox import Box
 from bots.runner.series import SeriesConfig, close_pool_at_exit, plan, run_series
@@ -75,7 +76,7 @@ def killed_runner() -> tuple[int, int]:
         """
         import socket, sys, time
         from bots.runner.botfiles import load_bot
-        from bots.runner.match import start_bot
+        from bots.runner.boxes import start_bot
         channel = socket.socket(fileno=int(sys.argv[1]))
         proc, box, _ = start_bot(load_bot("random"), True)
         socket.send_fds(channel, [str(box.id).encode()], [box.claim.fd])
