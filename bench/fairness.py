@@ -37,7 +37,8 @@ from rich.progress import Progress
 from rich.table import Table
 
 from bots.runner.botfiles import BotSource, load_bot
-from bots.runner.match import TimeControl, play_match
+from bots.runner.match import play_match
+from bots.runner.seats import TimeControl
 
 PROBE = """
 import json, sys, time

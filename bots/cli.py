@@ -168,8 +168,8 @@ def _built(bot: Any, *, sandboxed: bool, console: Console) -> Any:
 
 def cmd_match(args: argparse.Namespace) -> int:
     from bots.runner.botfiles import BadBot, load_bot
-    from bots.runner.match import TimeControl
     from bots.runner.results import InfrastructureFault
+    from bots.runner.seats import TimeControl
     from bots.runner.series import SeriesConfig, plan, run_series, tally
 
     console = _console()

@@ -28,8 +28,6 @@ import logging
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from bots import protocol
@@ -38,57 +36,25 @@ from bots.runner import runtime, sandbox
 from bots.runner.botfiles import BadBot, BotSource
 from bots.runner.boxes import start_bot, stop_bot
 from bots.runner.clock import DecisionClock, HostTooBusy
-from bots.runner.feed import Feed, Feeds
+from bots.runner.feed import Feeds
 from bots.runner.languages import detect
 from bots.runner.process import BotGone, BotProcess, BotTimeout, LineTooLong
 from bots.runner.remote import AgentGone, RemoteAgent, RemoteRequest
 from bots.runner.results import (
-    DebugEntry,
     InfrastructureFault,
     MatchResult,
     MatchStopped,
     SeatReport,
     storable,
 )
-from bots.runner.sandbox import Box, Limits
+from bots.runner.sandbox import Limits
+from bots.runner.seats import Seat, TimeControl, account, rest, take_debug, wake
 from engine import Variants, new_game
 from engine.game import Event, Game
 from engine.observation import observe
 from engine.rules import ruleset_limits
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class TimeControl:
-    """How long a bot may think. Defaults suit the ladder; tournaments may set their own."""
-
-    decision_ms: int = 1_000
-    """Free thinking time per decision: CPU time of the bot's whole box (wall time without
-    the sandbox)."""
-    bank_ms: int = 30_000
-    """Extra CPU time for the whole game, spent by decisions that run past `decision_ms`."""
-    wall_factor: float = 3.0
-    """The wall-clock backstop, as a multiple of the CPU times above: a decision may take
-    `wall_factor * decision_ms` of wall time, plus a wall bank of `wall_factor * bank_ms`.
-    A bot that sleeps uses no CPU; this bounds how long it can hold a match."""
-    startup_ms: int = 10_000
-    """Wall time from process start to the `ready` reply."""
-    max_strikes: int = 3
-    restless_cpu_ms: int = 50
-    """CPU a bot may burn in one stretch off turn before it is frozen between its turns."""
-    restless_total_ms: int = 200
-    """CPU a bot may burn off turn over the whole match before it is frozen likewise."""
-    remote_decision_ms: int = 120_000
-    """Wall time per decision of a remote seat (`bots.runner.remote`: a person in a browser),
-    which has no CPU clock and no bank; bots' seats ignore it."""
-
-    def longest_step_s(self) -> float:
-        """The longest wall time one step of a game may take on these clocks: a bot's start,
-        a bot's decision that spends its whole wall bank, a remote seat's decision. A referee
-        that has not moved for longer is stuck (the ladder's heartbeat then stops)."""
-        bot_decision_ms = self.wall_factor * (self.decision_ms + self.bank_ms)
-        return max(self.startup_ms, bot_decision_ms, self.remote_decision_ms) / 1000
 
 
 LAUNCHER_FAILURES = ("exited with status 125", "exited with status 126", "exited with status 127")
@@ -118,34 +84,6 @@ def bot_seed(seed: int, seat: int) -> int:
     back to the game's seed (which decides every shuffle) by trying small seeds."""
     digest = hmac.new(_SEED_KEY, f"grass-bot:{seed}:{seat}".encode(), hashlib.sha256).digest()
     return int.from_bytes(digest[:6], "big")  # 48 bits: exact in every JSON parser
-
-
-class _Seat:
-    """The runner's handle on one seat: a bot (`source`, its process and box) or a remote
-    agent (`agent`)."""
-
-    def __init__(self, index: int, player: BotSource | RemoteAgent, time: TimeControl) -> None:
-        self.index = index
-        self.source = player if isinstance(player, BotSource) else None
-        self.agent = None if isinstance(player, BotSource) else player
-        self.report = SeatReport(player.name)
-        self.bank_ms = float(time.bank_ms)
-        self.wall_bank_ms = time.bank_ms * time.wall_factor
-        self.proc: BotProcess | None = None
-        self.box: Box | None = None
-        self.plain_dir: Path | None = None
-        self.request = 0
-        self.feed: Feed | None = None
-        """What the seat is sent, in the protocol version its bot chose (after `ready`)."""
-        self.cpu_at_reply: int | None = None
-        self.idle_cpu_ms = 0.0
-        self.at = 0
-        """The index of the log event the seat's current decision becomes (`DebugEntry.at`)."""
-
-    @property
-    def alive(self) -> bool:
-        playing = self.proc is not None or self.agent is not None
-        return playing and not self.report.forfeited
 
 
 Watch = Callable[[Game, Sequence[SeatReport]], None]
@@ -192,7 +130,7 @@ def play_match(
     if sandboxed:
         # The log says which image its bots ran on (a note a replay keeps, not a rule).
         game.events[0]["runtime"] = runtime.identity()
-    referee = Referee(game, [_Seat(i, b, tc) for i, b in enumerate(bots)], tc, watch, stop)
+    referee = Referee(game, [Seat(i, b, tc) for i, b in enumerate(bots)], tc, watch, stop)
     try:
         referee.start_all(resources, sandboxed, seed)
         if sandboxed:
@@ -242,7 +180,7 @@ class Referee:
     def __init__(
         self,
         game: Game,
-        seats: list[_Seat],
+        seats: list[Seat],
         tc: TimeControl,
         watch: Watch | None = None,
         stop: Stop | None = None,
@@ -299,8 +237,8 @@ class Referee:
             # The bot says which version it speaks; it is spoken to it for the whole match.
             seat.report.protocol = protocol.chosen_version(ready)
             seat.feed = self.feeds.for_seat(seat.index, seat.report.protocol)
-            self.take_debug(seat, request=0)
-            self._rest(seat)
+            take_debug(seat, request=0)
+            rest(seat)
 
     def play(self) -> None:
         """Play the game to its end, telling every seat each hand's end and the game's."""
@@ -314,7 +252,7 @@ class Referee:
             # Its answer is the next event the game logs: its debug lines go beside that event.
             seat.at = len(game.events)
             action = self.decide(seat)
-            self.take_debug(seat, request=seat.request)
+            take_debug(seat, request=seat.request)
             self._check_stop()  # an answer that came after the stop is not played
             game.apply(action)
             self._watch()
@@ -389,7 +327,7 @@ class Referee:
         for seat in self.seats:
             if seat.proc is not None and not seat.proc.closed:
                 seat.at = max(last, 0)
-                self.take_debug(seat, request=None)
+                take_debug(seat, request=None)
                 seat.report.stderr = storable(seat.proc.stderr_text()[-4000:])
         try:
             sandbox.destroy_boxes([seat.box for seat in self.seats if seat.box is not None])
@@ -402,7 +340,7 @@ class Referee:
 
     # ------------------------------------------------------------------ faults
 
-    def note(self, seat: _Seat, kind: str, detail: str, **extra: Any) -> None:
+    def note(self, seat: Seat, kind: str, detail: str, **extra: Any) -> None:
         """A fault, for the log (where the game is now) and the seat's report."""
         detail = storable(detail)[:2000]
         event: Event = {"e": "note", "seat": seat.index, "kind": kind, "detail": detail}
@@ -410,7 +348,7 @@ class Referee:
         self.notes.append((len(self.game.events), event))
         seat.report.faults.append({"kind": kind, "detail": detail, **extra})
 
-    def strike(self, seat: _Seat, kind: str, detail: str) -> str:
+    def strike(self, seat: Seat, kind: str, detail: str) -> str:
         """Note a strike and return the safe default to play; the last strike forfeits."""
         default = safe_default(self.game.legal_actions())
         seat.report.strikes += 1
@@ -419,7 +357,7 @@ class Referee:
             self.forfeit(seat, f"{seat.report.strikes} strikes (last: {kind}: {detail})")
         return default
 
-    def forfeit(self, seat: _Seat, reason: str) -> None:
+    def forfeit(self, seat: Seat, reason: str) -> None:
         """The seat is out: noted, its bot stopped; defaults play for it to the end."""
         if seat.report.forfeited:
             return
@@ -430,25 +368,17 @@ class Referee:
         if seat.agent is not None:
             seat.agent.tell({"type": "forfeit", "reason": seat.report.forfeit_reason})
 
-    def silence(self, seat: _Seat) -> None:
+    def silence(self, seat: Seat) -> None:
         """Stop the seat's bot, keeping the end of its stderr for its author (the box itself
         is removed by `close`)."""
         if seat.proc is not None and not seat.proc.closed:
-            self.take_debug(seat, request=seat.request)
+            take_debug(seat, request=seat.request)
             seat.report.stderr = storable(seat.proc.stderr_text()[-4000:])
             seat.proc.close()
 
-    def take_debug(self, seat: _Seat, *, request: int | None) -> None:
-        """Keep what the seat's bot wrote on stderr since the last take, as the debug lines of
-        its decision `request` (at the log event `seat.at`)."""
-        if seat.proc is None or seat.proc.closed:
-            return
-        data, cut = seat.proc.stderr_new()
-        seat.report.debug.add(DebugEntry(at=seat.at, request=request, data=data, cut=cut))
-
     # ------------------------------------------------------------------ one decision
 
-    def decide(self, seat: _Seat) -> str:
+    def decide(self, seat: Seat) -> str:
         """The seat's action at its decision: its bot's answer, or the safe default when it
         fails to give a legal one on the clocks."""
         game, tc = self.game, self.tc
@@ -459,7 +389,9 @@ class Referee:
             return self._decide_remote(seat, seat.agent, legal)
         proc, feed = seat.proc, seat.feed
         assert proc is not None and feed is not None
-        self._wake(seat)
+        restless = wake(seat, tc)
+        if restless is not None:
+            self.note(seat, "restless", restless)
         seat.request += 1
         cpu_ms = tc.decision_ms + seat.bank_ms
         wall_ms = tc.wall_factor * tc.decision_ms + seat.wall_bank_ms
@@ -478,8 +410,8 @@ class Referee:
             action = self._answer(seat, proc, line, clock)
         except BotTimeout:
             seat.report.timeouts += 1
-            self._account(seat, clock)
-            self._rest(seat)
+            account(seat, clock, tc)
+            rest(seat)
             cpu, wall = clock.cpu_used_s() * 1000, clock.wall_used_s() * 1000
             delay = clock.delay_s * 1000
             waited = f", {delay:.0f} ms of it waiting for a CPU" if delay >= 1 else ""
@@ -493,7 +425,7 @@ class Referee:
                 )
             return self.strike(seat, "timeout", detail)
         except (BotGone, LineTooLong) as exc:
-            self._account(seat, clock)
+            account(seat, clock, tc)
             reason = "crashed" if isinstance(exc, BotGone) else "protocol"
             if seat.box is not None and seat.box.memory_exceeded():
                 limit = seat.box.limits.memory_mb
@@ -502,16 +434,16 @@ class Referee:
             self.forfeit(seat, f"{reason}: {exc}")
             return safe_default(legal)
         except _Strike as strike:
-            self._account(seat, clock)
-            self._rest(seat)
+            account(seat, clock, tc)
+            rest(seat)
             return self.strike(seat, strike.kind, strike.detail)
-        self._account(seat, clock)
-        self._rest(seat)
+        account(seat, clock, tc)
+        rest(seat)
         if action not in game.moves:
             return self.strike(seat, "illegal", f"illegal action {protocol.shown(action, 200)}")
         return action
 
-    def _decide_remote(self, seat: _Seat, agent: RemoteAgent, legal: list[str]) -> str:
+    def _decide_remote(self, seat: Seat, agent: RemoteAgent, legal: list[str]) -> str:
         """A remote seat's action: its agent's answer to the seat's observation, or the safe
         default (and a strike) when none came in time or it was not legal; the seat forfeits
         when its agent is gone."""
@@ -544,7 +476,7 @@ class Referee:
             return self.strike(seat, "illegal", f"illegal action {shown}")
         return action
 
-    def _start_agent(self, seat: _Seat) -> None:
+    def _start_agent(self, seat: Seat) -> None:
         """Tell a remote seat the game's setup; its clock is wall time, with no bank."""
         assert seat.agent is not None
         game = self.game
@@ -579,7 +511,7 @@ class Referee:
             self.watch = None
 
     @staticmethod
-    def _answer(seat: _Seat, proc: BotProcess, line: bytes, clock: DecisionClock) -> str:
+    def _answer(seat: Seat, proc: BotProcess, line: bytes, clock: DecisionClock) -> str:
         """Send the request's line and read the bot's action for it; late answers to earlier
         requests are skipped. Raises _Strike for a reply that is not one."""
         proc.send(line, clock.hard_deadline, clock.wait)
@@ -608,56 +540,15 @@ class Referee:
             return action
         raise AssertionError("unreachable: the loop ends by a strike or an answer")
 
-    def _rest(self, seat: _Seat) -> None:
-        """After a reply: remember the CPU clock, and freeze a bot known to work off-turn."""
-        if seat.box is not None:
-            seat.cpu_at_reply = seat.box.cpu_ns()
-            if seat.report.frozen_between_turns:
-                seat.box.freeze()
-
-    def _wake(self, seat: _Seat) -> None:
-        """Before a request: thaw, and catch a bot that burned CPU while not on turn."""
-        box, tc = seat.box, self.tc
-        if box is None:
-            return
-        box.thaw()
-        if seat.cpu_at_reply is not None and not seat.report.frozen_between_turns:
-            idle_ms = (box.cpu_ns() - seat.cpu_at_reply) / 1e6
-            seat.idle_cpu_ms += idle_ms
-            if idle_ms > tc.restless_cpu_ms or seat.idle_cpu_ms > tc.restless_total_ms:
-                seat.report.frozen_between_turns = True
-                self.note(
-                    seat,
-                    "restless",
-                    f"used {idle_ms:.0f} ms of CPU while not on turn ({seat.idle_cpu_ms:.0f} "
-                    "ms in this match); frozen between turns from now",
-                )
-
-    def _account(self, seat: _Seat, clock: DecisionClock) -> None:
-        """Charge a decision: the CPU bank pays for CPU past `decision_ms`, the wall bank
-        for wall time past `wall_factor * decision_ms`."""
-        tc, report = self.tc, seat.report
-        wall_ms = clock.wall_used_s() * 1000
-        cpu_ms = clock.cpu_used_s() * 1000
-        report.decisions += 1
-        report.think_ms += wall_ms
-        report.max_think_ms = max(report.max_think_ms, wall_ms)
-        seat.bank_ms = max(0.0, seat.bank_ms - max(0.0, cpu_ms - tc.decision_ms))
-        # Time the box waited for a CPU is the host's, not the bot's: the wall bank keeps it.
-        overrun = max(0.0, wall_ms - clock.delay_s * 1000 - tc.wall_factor * tc.decision_ms)
-        seat.wall_bank_ms = max(0.0, seat.wall_bank_ms - overrun)
-        if seat.box is not None:
-            report.cpu_ms += cpu_ms
-
     # ------------------------------------------------------------------ messages
 
-    def tell_hand_end(self, seat: _Seat, start: int, end: int) -> None:
+    def tell_hand_end(self, seat: Seat, start: int, end: int) -> None:
         """Scores of a finished hand, the cards everyone held (shown at scoring), and the
         rest of that hand's events as this seat saw them (`Feed.hand_end`)."""
         if seat.alive and seat.feed is not None:
             self.tell(seat, seat.feed.hand_end(start, end))
 
-    def tell(self, seat: _Seat, message: dict[str, Any] | bytes) -> None:
+    def tell(self, seat: Seat, message: dict[str, Any] | bytes) -> None:
         """A message (or its encoded line) that wants no reply. A bot too busy to read it for
         a second (its input pipe full) forfeits: a half-written line would garble everything
         after it."""

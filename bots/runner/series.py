@@ -18,9 +18,10 @@ from pathlib import Path
 
 from bots.runner import pool
 from bots.runner.botfiles import BotSource
-from bots.runner.match import TimeControl, play_match
+from bots.runner.match import play_match
 from bots.runner.results import MatchResult
 from bots.runner.sandbox import SandboxUnavailable
+from bots.runner.seats import TimeControl
 from engine import Variants
 
 

@@ -106,7 +106,7 @@ class Match(models.Model):
     version's author), or None for the ladder's background games: it says which queue and
     pool the match is sent to, and which share of that pool it holds."""
     time_control = models.JSONField(default=dict, blank=True)
-    """`bots.runner.match.TimeControl` fields that differ from the ladder's defaults."""
+    """`bots.runner.seats.TimeControl` fields that differ from the ladder's defaults."""
     runtime = models.CharField(max_length=64, blank=True)
     """The bots' runtime image the match must be played on (`bots.runner.runtime.identity`):
     the site's GRASS_RUNTIME_IMAGE when it was created. A worker on another image refuses it,

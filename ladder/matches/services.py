@@ -36,9 +36,10 @@ from django.utils import timezone
 from bots.runner import runtime
 from bots.runner.botfiles import BotSource
 from bots.runner.faults import describe, is_host_fault
-from bots.runner.match import TimeControl, play_match
+from bots.runner.match import play_match
 from bots.runner.remote import RemoteAgent
 from bots.runner.results import MatchStopped
+from bots.runner.seats import TimeControl
 from engine.rules import RULESETS, Variants
 from ladder.bots.models import BotVersion
 from ladder.bots.runtimes import expected_runtime, runtime_refusal

@@ -12,8 +12,9 @@ from __future__ import annotations
 import pytest
 
 from bots.runner.botfiles import load_bot
-from bots.runner.match import TimeControl, play_match
+from bots.runner.match import play_match
 from bots.runner.sandbox import Limits
+from bots.runner.seats import TimeControl
 from tests.bots.test_hostile import STARTUP_MS, assert_finished, findings, hostile
 
 pytestmark = pytest.mark.cgroups

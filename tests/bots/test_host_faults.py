@@ -18,8 +18,9 @@ import pytest
 
 from bots.runner import proof
 from bots.runner.botfiles import BotSource, load_bot
-from bots.runner.match import TimeControl, play_match
+from bots.runner.match import play_match
 from bots.runner.results import InfrastructureFault
+from bots.runner.seats import TimeControl
 from tests.bots.boxes import image_without_python
 from tests.bots.test_hostile import STARTUP_MS, raw_bot
 

@@ -30,9 +30,10 @@ import pytest
 from bots import protocol
 from bots.runner import home, runtime
 from bots.runner.botfiles import BotSource, load_bot
-from bots.runner.match import TimeControl, play_match
+from bots.runner.match import play_match
 from bots.runner.results import MatchResult, SeatReport
 from bots.runner.sandbox import Limits
+from bots.runner.seats import TimeControl
 from engine.log import read_log, replay
 from tests.bots.boxes import own_leftovers
 

@@ -21,8 +21,9 @@ from typing import Any
 
 import pytest
 
-from bots.runner.match import TimeControl, play_match
+from bots.runner.match import play_match
 from bots.runner.results import MatchResult
+from bots.runner.seats import TimeControl
 from bots.sandbox.jail import PROC_ALLOWED
 from tests.bots.test_hostile import assert_finished, findings, hostile
 

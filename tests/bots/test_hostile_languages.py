@@ -15,8 +15,9 @@ import pytest
 from bots.runner.botfiles import BotSource, load_bot
 from bots.runner.build import BUILD_CPU_SECONDS as BUILD_LIMIT
 from bots.runner.build import build_in_box
-from bots.runner.match import TimeControl, play_match
+from bots.runner.match import play_match
 from bots.runner.results import MatchResult
+from bots.runner.seats import TimeControl
 from tests.bots.test_hostile import STARTUP_MS, assert_finished, findings
 
 HERE = Path(__file__).resolve().parent / "hostile"

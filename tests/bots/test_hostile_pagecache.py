@@ -35,8 +35,9 @@ from typing import Any
 import pytest
 
 from bots.runner import home
-from bots.runner.match import TimeControl, play_match
+from bots.runner.match import play_match
 from bots.runner.results import MatchResult
+from bots.runner.seats import TimeControl
 from tests.bots.test_hostile import STARTUP_MS, findings, hostile
 
 SPACING = 256 << 10

@@ -27,7 +27,8 @@ from hypothesis import strategies as st
 from bots import protocol
 from bots.runner.botfiles import BotSource, load_bot
 from bots.runner.feed import Feeds, TableText, V1Feed
-from bots.runner.match import TimeControl, play_match
+from bots.runner.match import play_match
+from bots.runner.seats import TimeControl
 from bots.sdk import Bot, _Driver
 from engine import Game, Variants, new_game, observe
 from engine.log import game_from_header, read_log, replay

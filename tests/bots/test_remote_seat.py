@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 
 from bots.runner.botfiles import load_bot
-from bots.runner.match import TimeControl, play_match
+from bots.runner.match import play_match
 from bots.runner.remote import AgentGone, CallableAgent, RemoteAgent, RemoteRequest
 from bots.runner.results import InfrastructureFault, SeatReport
+from bots.runner.seats import TimeControl
 from engine import new_game, observe
 from engine.game import Game
 from engine.log import read_log, replay

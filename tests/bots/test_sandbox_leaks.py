@@ -31,9 +31,10 @@ import pytest
 from bots.runner import boxctl, home, pool, sandbox
 from bots.runner.botfiles import BadBot, BotSource, load_bot
 from bots.runner.boxes import start_bot, stop_bot
-from bots.runner.match import TimeControl, play_match
+from bots.runner.match import play_match
 from bots.runner.results import InfrastructureFault
 from bots.runner.sandbox import Box
+from bots.runner.seats import TimeControl
 from bots.runner.series import SeriesConfig, close_pool_at_exit, plan, run_series
 from tests.bots import boxes
 from tests.bots.boxes import own_leftovers

@@ -11,7 +11,8 @@ import pytest
 from bots.runner.botfiles import BotSource, load_bot
 from bots.runner.build import Build, build, build_in_box
 from bots.runner.languages import check_upload
-from bots.runner.match import TimeControl, play_match
+from bots.runner.match import play_match
+from bots.runner.seats import TimeControl
 from tests.bots.boxes import own_leftovers
 
 STARTERS = Path(__file__).resolve().parents[2] / "bots" / "starters"

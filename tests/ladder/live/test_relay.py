@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from bots.runner.botfiles import load_bot
-from bots.runner.match import TimeControl, play_match
+from bots.runner.match import play_match
+from bots.runner.seats import TimeControl
 from engine import new_game
 from engine.game import Game
 from engine.observation import PUBLIC_KEYS
