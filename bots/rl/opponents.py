@@ -143,7 +143,7 @@ class ProcessOpponent:
             raise RuntimeError(f"{self.name} did not start: {exc}") from None
 
     def act(self, view: dict[str, Any]) -> str:
-        from bots.runner.match import safe_default
+        from bots.runner.fouls import safe_default
 
         legal: list[str] = view["legal"]
         if self.proc is None:

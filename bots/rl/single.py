@@ -40,7 +40,7 @@ from bots.rl.env import (
     observation_space,
 )
 from bots.rl.opponents import Opponent, opponent
-from bots.runner.match import safe_default
+from bots.runner.fouls import safe_default
 from bots.sdk import actions
 from engine import Game, Variants, new_game, observe, redact
 from engine.rules import ruleset_limits

@@ -1,13 +1,6 @@
 """Playing one match between bot processes: `play_match(...)`, the function the ladder's
 workers and `grass match` both call.
 
-Fault policy (documented in bots/PROTOCOL.md): a decision that times out, gets a reply that is
-not protocol, or names an illegal action is a *strike*: the engine's safe default action is
-played instead and the game goes on. After `max_strikes` strikes, or at once if the bot's
-process dies, the bot *forfeits*: it is killed, the default action plays for it to the end, and
-it is ranked below every seat that did not forfeit. The match always finishes; every fault is
-written into the log as a `note` line.
-
 A seat may also be a *remote agent* (`bots.runner.remote`): an object whose decisions come
 from outside the runner, such as a person playing through the ladder site. It is asked with
 the seat's observation and answers on a wall clock of its own (`remote_decision_ms`), under
@@ -37,8 +30,16 @@ from bots.runner.botfiles import BadBot, BotSource
 from bots.runner.boxes import start_bot, stop_bot
 from bots.runner.clock import DecisionClock, HostTooBusy
 from bots.runner.feed import Feeds
+from bots.runner.fouls import (
+    Fouls,
+    Strike,
+    answer,
+    forfeit_ranks,
+    safe_default,
+    timeout_detail,
+)
 from bots.runner.languages import detect
-from bots.runner.process import BotGone, BotProcess, BotTimeout, LineTooLong
+from bots.runner.process import BotGone, BotTimeout, LineTooLong
 from bots.runner.remote import AgentGone, RemoteAgent, RemoteRequest
 from bots.runner.results import (
     InfrastructureFault,
@@ -63,15 +64,6 @@ status, the shell's "cannot execute" and "not found"): the marks of a broken hos
 end the same way on purpose, so these only make the referee prove the host (`proof`)."""
 LAUNCHER_WORDS = ("bwrap: ", "grass-box: ", "setpriv: ")
 """What the box's launchers write when they fail (on the seat's stderr, before its bot ran)."""
-
-
-def safe_default(legal: Sequence[str]) -> str:
-    """The move played for a bot that failed to choose: decline, end, finish a deal, or the
-    first legal action (a deterministic choice, never a random one)."""
-    for choice in ("decline", "end", "withdraw"):
-        if choice in legal:
-            return choice
-    return legal[0]
 
 
 _SEED_KEY = os.environ.get("GRASS_BOT_SEED_KEY", "").encode() or os.urandom(32)
@@ -149,15 +141,9 @@ def play_match(
         result=result,
         ranks=referee.ranks(),
         seats=[s.report for s in referee.seats],
-        events=_merge(game.events, referee.notes),
+        events=_merge(game.events, referee.fouls.notes),
         duration_s=time.perf_counter() - started,
     )
-
-
-def forfeit_ranks(totals: Sequence[int], forfeited: Sequence[bool]) -> list[int]:
-    """Places by total, except that every forfeiting seat ranks below every other seat."""
-    key = [(not f, t) for t, f in zip(totals, forfeited, strict=True)]
-    return [1 + sum(other > mine for other in key) for mine in key]
 
 
 def _merge(events: list[Event], notes: list[tuple[int, Event]]) -> list[Event]:
@@ -173,7 +159,7 @@ def _merge(events: list[Event], notes: list[tuple[int, Event]]) -> list[Event]:
 
 class Referee:
     """The referee of one match: it starts the seats' bots, asks each for its decisions on
-    the clocks of `TimeControl`, and applies the fault policy (the module's docstring): a
+    the clocks of `TimeControl`, and applies the fault policy (`bots.runner.fouls`): a
     strike plays the safe default, a forfeit stops the bot for good. Every fault is noted,
     to be merged into the log where it happened."""
 
@@ -190,8 +176,7 @@ class Referee:
         self.tc = tc
         self.watch = watch
         self.stop = stop
-        self.notes: list[tuple[int, Event]] = []
-        """(index in the game's events, note): where each note goes in the log."""
+        self.fouls = Fouls(game, tc.max_strikes)
         self.feeds = Feeds(game)
         self.proved: set[str] = set()
         """Languages whose known bot has run here during this match (`check_host`)."""
@@ -207,7 +192,7 @@ class Referee:
             try:
                 seat.proc, seat.box, seat.plain_dir = start_bot(seat.source, sandboxed, resources)
             except BadBot as exc:
-                self.forfeit(seat, f"did not start: {exc}")
+                self.fouls.forfeit(seat, f"did not start: {exc}")
         for seat in self.seats:
             if seat.agent is not None:
                 self._start_agent(seat)
@@ -232,7 +217,7 @@ class Referee:
                 ready = protocol.parse_reply(seat.proc.readline(deadline), "ready")
                 seat.report.startup_ms = (time.perf_counter() - seat.proc.started) * 1000
             except (BotTimeout, BotGone, LineTooLong, ProtocolError) as exc:
-                self.forfeit(seat, f"did not start: {exc}")
+                self.fouls.forfeit(seat, f"did not start: {exc}")
                 continue
             # The bot says which version it speaks; it is spoken to it for the whole match.
             seat.report.protocol = protocol.chosen_version(ready)
@@ -338,44 +323,6 @@ class Referee:
                 if seat.agent is not None:
                     seat.agent.close()
 
-    # ------------------------------------------------------------------ faults
-
-    def note(self, seat: Seat, kind: str, detail: str, **extra: Any) -> None:
-        """A fault, for the log (where the game is now) and the seat's report."""
-        detail = storable(detail)[:2000]
-        event: Event = {"e": "note", "seat": seat.index, "kind": kind, "detail": detail}
-        event.update(extra)
-        self.notes.append((len(self.game.events), event))
-        seat.report.faults.append({"kind": kind, "detail": detail, **extra})
-
-    def strike(self, seat: Seat, kind: str, detail: str) -> str:
-        """Note a strike and return the safe default to play; the last strike forfeits."""
-        default = safe_default(self.game.legal_actions())
-        seat.report.strikes += 1
-        self.note(seat, kind, detail, strike=seat.report.strikes, played=default)
-        if seat.report.strikes >= self.tc.max_strikes:
-            self.forfeit(seat, f"{seat.report.strikes} strikes (last: {kind}: {detail})")
-        return default
-
-    def forfeit(self, seat: Seat, reason: str) -> None:
-        """The seat is out: noted, its bot stopped; defaults play for it to the end."""
-        if seat.report.forfeited:
-            return
-        seat.report.forfeited = True
-        seat.report.forfeit_reason = storable(reason)
-        self.note(seat, "forfeit", reason)
-        self.silence(seat)
-        if seat.agent is not None:
-            seat.agent.tell({"type": "forfeit", "reason": seat.report.forfeit_reason})
-
-    def silence(self, seat: Seat) -> None:
-        """Stop the seat's bot, keeping the end of its stderr for its author (the box itself
-        is removed by `close`)."""
-        if seat.proc is not None and not seat.proc.closed:
-            take_debug(seat, request=seat.request)
-            seat.report.stderr = storable(seat.proc.stderr_text()[-4000:])
-            seat.proc.close()
-
     # ------------------------------------------------------------------ one decision
 
     def decide(self, seat: Seat) -> str:
@@ -391,7 +338,7 @@ class Referee:
         assert proc is not None and feed is not None
         restless = wake(seat, tc)
         if restless is not None:
-            self.note(seat, "restless", restless)
+            self.fouls.note(seat, "restless", restless)
         seat.request += 1
         cpu_ms = tc.decision_ms + seat.bank_ms
         wall_ms = tc.wall_factor * tc.decision_ms + seat.wall_bank_ms
@@ -407,40 +354,30 @@ class Referee:
             seat.request, bank_ms=int(seat.bank_ms), cpu_ms=int(cpu_ms), wall_ms=round(wall_ms)
         )
         try:
-            action = self._answer(seat, proc, line, clock)
+            action = answer(seat, proc, line, clock)
         except BotTimeout:
             seat.report.timeouts += 1
             account(seat, clock, tc)
             rest(seat)
-            cpu, wall = clock.cpu_used_s() * 1000, clock.wall_used_s() * 1000
-            delay = clock.delay_s * 1000
-            waited = f", {delay:.0f} ms of it waiting for a CPU" if delay >= 1 else ""
-            if clock.which_ran_out() == "cpu":
-                detail = (
-                    f"no answer in {cpu:.0f} ms of CPU time ({wall:.0f} ms of wall time{waited})"
-                )
-            else:
-                detail = (
-                    f"no answer in {wall:.0f} ms of wall time{waited} ({cpu:.0f} ms of CPU time)"
-                )
-            return self.strike(seat, "timeout", detail)
+            return self.fouls.strike(seat, "timeout", timeout_detail(clock))
         except (BotGone, LineTooLong) as exc:
             account(seat, clock, tc)
             reason = "crashed" if isinstance(exc, BotGone) else "protocol"
             if seat.box is not None and seat.box.memory_exceeded():
                 limit = seat.box.limits.memory_mb
                 exc = BotGone(f"{exc} after reaching its memory limit ({limit} MiB)")
-            self.note(seat, reason, f"{exc}; stderr: {proc.stderr_text()[-1500:]}")
-            self.forfeit(seat, f"{reason}: {exc}")
+            self.fouls.note(seat, reason, f"{exc}; stderr: {proc.stderr_text()[-1500:]}")
+            self.fouls.forfeit(seat, f"{reason}: {exc}")
             return safe_default(legal)
-        except _Strike as strike:
+        except Strike as strike:
             account(seat, clock, tc)
             rest(seat)
-            return self.strike(seat, strike.kind, strike.detail)
+            return self.fouls.strike(seat, strike.kind, strike.detail)
         account(seat, clock, tc)
         rest(seat)
         if action not in game.moves:
-            return self.strike(seat, "illegal", f"illegal action {protocol.shown(action, 200)}")
+            shown = protocol.shown(action, 200)
+            return self.fouls.strike(seat, "illegal", f"illegal action {shown}")
         return action
 
     def _decide_remote(self, seat: Seat, agent: RemoteAgent, legal: list[str]) -> str:
@@ -460,7 +397,7 @@ class Referee:
         try:
             action = agent.decide(request)
         except AgentGone as exc:
-            self.forfeit(seat, f"gone: {exc}")
+            self.fouls.forfeit(seat, f"gone: {exc}")
             return safe_default(legal)
         finally:
             wall_ms = (time.perf_counter() - started) * 1000
@@ -470,10 +407,10 @@ class Referee:
             report.max_think_ms = max(report.max_think_ms, wall_ms)
         if action is None:
             seat.report.timeouts += 1
-            return self.strike(seat, "timeout", f"no answer in {timeout_s:.0f} s")
+            return self.fouls.strike(seat, "timeout", f"no answer in {timeout_s:.0f} s")
         if not isinstance(action, str) or action not in self.game.moves:
             shown = protocol.shown(action, 200)
-            return self.strike(seat, "illegal", f"illegal action {shown}")
+            return self.fouls.strike(seat, "illegal", f"illegal action {shown}")
         return action
 
     def _start_agent(self, seat: Seat) -> None:
@@ -494,7 +431,7 @@ class Referee:
         try:
             seat.agent.start(hello)
         except AgentGone as exc:
-            self.forfeit(seat, f"did not start: {exc}")
+            self.fouls.forfeit(seat, f"did not start: {exc}")
             return
         # What it is told later reads as protocol version 1 has it (`tell`).
         seat.feed = self.feeds.for_seat(seat.index, 1)
@@ -509,36 +446,6 @@ class Referee:
         except Exception:
             logger.exception("the match's watcher failed; the match goes on without it")
             self.watch = None
-
-    @staticmethod
-    def _answer(seat: Seat, proc: BotProcess, line: bytes, clock: DecisionClock) -> str:
-        """Send the request's line and read the bot's action for it; late answers to earlier
-        requests are skipped. Raises _Strike for a reply that is not one."""
-        proc.send(line, clock.hard_deadline, clock.wait)
-        taken = proc.taken
-        for lines in range(1, protocol.REPLY_LINES + 2):
-            if lines > protocol.REPLY_LINES or proc.taken - taken > protocol.REPLY_BYTES:
-                raise _Strike(
-                    "flood",
-                    f"more than {protocol.REPLY_LINES} lines or {protocol.REPLY_BYTES} bytes "
-                    "for one request (late answers count)",
-                )
-            reply = proc.readline(clock.hard_deadline, clock.wait)
-            try:
-                parsed = protocol.parse_reply(reply, "action")
-            except ProtocolError as exc:
-                raise _Strike("protocol", str(exc)) from None
-            reply_id = parsed.get("id")
-            if not isinstance(reply_id, int) or isinstance(reply_id, bool):
-                reply_id = None  # 17.0 and true are not request ids
-            if reply_id is not None and 0 < reply_id < seat.request:
-                continue  # a late answer to an earlier request: ignore it
-            if reply_id != seat.request:
-                shown = protocol.shown(parsed.get("id"))
-                raise _Strike("protocol", f"reply for request {shown}, expected {seat.request}")
-            action: str = parsed["action"]
-            return action
-        raise AssertionError("unreachable: the loop ends by a strike or an answer")
 
     # ------------------------------------------------------------------ messages
 
@@ -565,15 +472,8 @@ class Referee:
         try:
             seat.proc.send(line, time.perf_counter() + 1.0)
         except BotTimeout:
-            self.forfeit(seat, "stopped reading its input")
+            self.fouls.forfeit(seat, "stopped reading its input")
         except BotGone:
             pass
         if seat.box is not None and seat.report.frozen_between_turns and seat.alive:
             seat.box.freeze()
-
-
-class _Strike(Exception):
-    def __init__(self, kind: str, detail: str) -> None:
-        super().__init__(detail)
-        self.kind = kind
-        self.detail = detail

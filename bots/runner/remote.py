@@ -4,7 +4,7 @@ plays a person in a browser this way (its agent relays each request over the sit
 layer and waits for the person's click); the tests script one with a plain function.
 
 The runner treats a remote seat as it treats a bot, with the same fault policy
-(bots/runner/match.py): no answer in `timeout_s` (wall time: a person has no CPU clock) or an
+(bots/runner/fouls.py): no answer in `timeout_s` (wall time: a person has no CPU clock) or an
 action that is not legal is a strike and the safe default plays; `max_strikes` strikes, or the
 agent raising `AgentGone` (the person resigned, the relay is lost), forfeit the seat. The agent
 sees exactly what a bot in that seat would: `engine.observe()` of its seat, never another

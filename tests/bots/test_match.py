@@ -8,7 +8,8 @@ import pytest
 
 from bots.runner import runtime
 from bots.runner.botfiles import load_bot
-from bots.runner.match import forfeit_ranks, play_match, safe_default
+from bots.runner.fouls import forfeit_ranks, safe_default
+from bots.runner.match import play_match
 from engine.log import read_log, replay
 
 

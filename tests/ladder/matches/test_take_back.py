@@ -26,7 +26,7 @@ import pytest
 from django.db import connection, transaction
 from django.db.models.functions import Now
 
-from bots.runner.match import safe_default
+from bots.runner.fouls import safe_default
 from ladder.matches.claims import match_claim
 from ladder.matches.heartbeat import Progress, match_heartbeat
 from ladder.matches.models import Match
