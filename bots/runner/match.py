@@ -40,7 +40,8 @@ from bots.runner.fouls import (
 )
 from bots.runner.languages import detect
 from bots.runner.process import BotGone, BotTimeout, LineTooLong
-from bots.runner.remote import AgentGone, RemoteAgent, RemoteRequest
+from bots.runner.remote import RemoteAgent
+from bots.runner.remote_seat import decide_remote, start_agent
 from bots.runner.results import (
     InfrastructureFault,
     MatchResult,
@@ -52,7 +53,6 @@ from bots.runner.sandbox import Limits
 from bots.runner.seats import Seat, TimeControl, account, rest, take_debug, wake
 from engine import Variants, new_game
 from engine.game import Event, Game
-from engine.observation import observe
 from engine.rules import ruleset_limits
 
 logger = logging.getLogger(__name__)
@@ -195,7 +195,7 @@ class Referee:
                 self.fouls.forfeit(seat, f"did not start: {exc}")
         for seat in self.seats:
             if seat.agent is not None:
-                self._start_agent(seat)
+                start_agent(seat, self.game, self.tc, self.fouls, self.feeds)
             if seat.proc is None:
                 continue
             hello = protocol.hello(
@@ -333,7 +333,7 @@ class Referee:
         if not seat.alive:
             return safe_default(legal)
         if seat.agent is not None:
-            return self._decide_remote(seat, seat.agent, legal)
+            return decide_remote(seat, seat.agent, legal, self.game, self.tc, self.fouls)
         proc, feed = seat.proc, seat.feed
         assert proc is not None and feed is not None
         restless = wake(seat, tc)
@@ -379,62 +379,6 @@ class Referee:
             shown = protocol.shown(action, 200)
             return self.fouls.strike(seat, "illegal", f"illegal action {shown}")
         return action
-
-    def _decide_remote(self, seat: Seat, agent: RemoteAgent, legal: list[str]) -> str:
-        """A remote seat's action: its agent's answer to the seat's observation, or the safe
-        default (and a strike) when none came in time or it was not legal; the seat forfeits
-        when its agent is gone."""
-        seat.request += 1
-        timeout_s = self.tc.remote_decision_ms / 1000
-        request = RemoteRequest(
-            seat=seat.index,
-            request=seat.request,
-            observation=observe(self.game, seat.index),
-            legal=tuple(legal),
-            timeout_s=timeout_s,
-        )
-        started = time.perf_counter()
-        try:
-            action = agent.decide(request)
-        except AgentGone as exc:
-            self.fouls.forfeit(seat, f"gone: {exc}")
-            return safe_default(legal)
-        finally:
-            wall_ms = (time.perf_counter() - started) * 1000
-            report = seat.report
-            report.decisions += 1
-            report.think_ms += wall_ms
-            report.max_think_ms = max(report.max_think_ms, wall_ms)
-        if action is None:
-            seat.report.timeouts += 1
-            return self.fouls.strike(seat, "timeout", f"no answer in {timeout_s:.0f} s")
-        if not isinstance(action, str) or action not in self.game.moves:
-            shown = protocol.shown(action, 200)
-            return self.fouls.strike(seat, "illegal", f"illegal action {shown}")
-        return action
-
-    def _start_agent(self, seat: Seat) -> None:
-        """Tell a remote seat the game's setup; its clock is wall time, with no bank."""
-        assert seat.agent is not None
-        game = self.game
-        hello = protocol.hello(
-            seat=seat.index,
-            players=list(game.names),
-            ruleset=game.ruleset.name,
-            variants=game.variants.as_dict(),
-            limits=ruleset_limits(game.ruleset),
-            decision_ms=self.tc.remote_decision_ms,
-            bank_ms=0,
-            wall_factor=1.0,
-            cpu_clock=False,
-        )
-        try:
-            seat.agent.start(hello)
-        except AgentGone as exc:
-            self.fouls.forfeit(seat, f"did not start: {exc}")
-            return
-        # What it is told later reads as protocol version 1 has it (`tell`).
-        seat.feed = self.feeds.for_seat(seat.index, 1)
 
     def _watch(self) -> None:
         """Tell the watcher, if any, of the game as it stands; a watcher that fails is
