@@ -38,8 +38,8 @@ from bots.runner.fouls import (
     safe_default,
     timeout_detail,
 )
-from bots.runner.languages import detect
 from bots.runner.process import BotGone, BotTimeout, LineTooLong
+from bots.runner.proof import check_host
 from bots.runner.remote import RemoteAgent
 from bots.runner.remote_seat import decide_remote, start_agent
 from bots.runner.results import (
@@ -56,14 +56,6 @@ from engine.game import Event, Game
 from engine.rules import ruleset_limits
 
 logger = logging.getLogger(__name__)
-
-
-LAUNCHER_FAILURES = ("exited with status 125", "exited with status 126", "exited with status 127")
-"""How a seat ends when its box could not start its language's command (the box program's
-status, the shell's "cannot execute" and "not found"): the marks of a broken host. A bot can
-end the same way on purpose, so these only make the referee prove the host (`proof`)."""
-LAUNCHER_WORDS = ("bwrap: ", "grass-box: ", "setpriv: ")
-"""What the box's launchers write when they fail (on the seat's stderr, before its bot ran)."""
 
 
 _SEED_KEY = os.environ.get("GRASS_BOT_SEED_KEY", "").encode() or os.urandom(32)
@@ -123,13 +115,14 @@ def play_match(
         # The log says which image its bots ran on (a note a replay keeps, not a rule).
         game.events[0]["runtime"] = runtime.identity()
     referee = Referee(game, [Seat(i, b, tc) for i, b in enumerate(bots)], tc, watch, stop)
+    proved: set[str] = set()  # languages whose known bot has run here during this match
     try:
         referee.start_all(resources, sandboxed, seed)
         if sandboxed:
-            referee.check_host()
+            check_host(referee.seats, proved)
         referee.play()
         if sandboxed:
-            referee.check_host()
+            check_host(referee.seats, proved)
     except HostTooBusy as exc:
         raise InfrastructureFault(str(exc)) from None
     finally:
@@ -178,8 +171,6 @@ class Referee:
         self.stop = stop
         self.fouls = Fouls(game, tc.max_strikes)
         self.feeds = Feeds(game)
-        self.proved: set[str] = set()
-        """Languages whose known bot has run here during this match (`check_host`)."""
 
     # ------------------------------------------------------------------ the match
 
@@ -266,39 +257,6 @@ class Referee:
         reason = self.stop()
         if reason is not None:
             raise MatchStopped(reason)
-
-    def check_host(self) -> None:
-        """Raise InfrastructureFault when the seats' failures are the host's, not the bots':
-        no seat could start, or every seat failed the same way, or a seat failed as a broken
-        host makes it fail and the known bot of its language fails here too (`proof`). Only
-        bots' own play may move a rating."""
-        reports = [seat.report for seat in self.seats]
-        reasons = [report.forfeit_reason for report in reports]
-        if all(reason.startswith("did not start") for reason in reasons):
-            raise InfrastructureFault("host fault: no seat could start: " + "; ".join(reasons))
-        if all(report.forfeited for report in reports) and len(set(reasons)) == 1:
-            raise InfrastructureFault(f"host fault: every seat failed the same way: {reasons[0]}")
-        suspects = {
-            detect(source.files).name
-            for seat in self.seats
-            if (source := seat.source) is not None  # a remote seat runs on no host of ours
-            and (
-                any(mark in seat.report.forfeit_reason for mark in LAUNCHER_FAILURES)
-                or (
-                    seat.report.forfeit_reason.startswith("did not start")
-                    and any(mark in seat.report.stderr for mark in LAUNCHER_WORDS)
-                )
-            )
-        }
-        suspects -= self.proved
-        if suspects:
-            from bots.runner import proof
-
-            problems = proof.prove(suspects)
-            self.proved |= suspects - problems.keys()
-            if problems:
-                said = "; ".join(f"{lang}: {why}" for lang, why in sorted(problems.items()))
-                raise InfrastructureFault(f"host fault: the known bot fails here too: {said}")
 
     def ranks(self) -> list[int]:
         assert self.game.result is not None

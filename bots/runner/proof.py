@@ -5,7 +5,9 @@ A worker proves its sandbox when it starts and from time to time, and the refere
 languages of a match whose seats failed the way a broken host makes them fail (a launcher's
 exit status, 125-127): if the known bot fails too, the host is at fault, and no bot is charged
 for it. A worker whose image had lost `python3` once recorded 16 matches in 30 s with every seat
-forfeiting ("exit 127"): 856 Elo points moved and all eight bots were disabled.
+forfeiting ("exit 127"): 856 Elo points moved and all eight bots were disabled. That verdict on
+a match's seats (`check_host`) is here, beside the proof it asks for, so that what makes the
+referee suspect its host, and what clears the host, read together.
 
 Compiled starters are built once per host and image, and kept in a folder of the caller's
 (`CACHE`, a few seconds of CPU the first time); the languages are proved side by side, since a
@@ -18,7 +20,7 @@ import hashlib
 import os
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -26,7 +28,9 @@ from bots import protocol
 from bots.runner import runtime
 from bots.runner.botfiles import BotSource, load_bot
 from bots.runner.build import BuildUnavailable, build, build_in_box
-from bots.runner.languages import LANGUAGES
+from bots.runner.languages import LANGUAGES, detect
+from bots.runner.results import InfrastructureFault
+from bots.runner.seats import Seat
 
 STARTERS = Path(__file__).resolve().parent.parent / "starters"
 STATIC_C = ("/bin/sh", "-c", 'exec gcc -O2 -static -o "$GRASS_BUILD/out/bot" bot.c')
@@ -39,6 +43,13 @@ CACHE = Path(os.environ.get("GRASS_PROOF_CACHE") or Path(tempfile.gettempdir()) 
 """Where built known bots are kept, one folder per user (the worker's own, mode 0700)."""
 
 _KNOWN: dict[tuple[str, str], BotSource] = {}
+
+LAUNCHER_FAILURES = ("exited with status 125", "exited with status 126", "exited with status 127")
+"""How a seat ends when its box could not start its language's command (the box program's
+status, the shell's "cannot execute" and "not found"): the marks of a broken host. A bot can
+end the same way on purpose, so these only make the referee prove the host (`check_host`)."""
+LAUNCHER_WORDS = ("bwrap: ", "grass-box: ", "setpriv: ")
+"""What the box's launchers write when they fail (on the seat's stderr, before its bot ran)."""
 
 
 class ProofFailed(RuntimeError):
@@ -144,7 +155,6 @@ def one_decision(source: BotSource) -> None:
     from bots.runner.boxes import start_bot, stop_bot
     from bots.runner.feed import Feeds
     from bots.runner.process import BotGone, BotTimeout, LineTooLong
-    from bots.runner.results import InfrastructureFault
     from engine import new_game
 
     game = new_game("modern", ["proof", "other"], 1)
@@ -179,3 +189,36 @@ def one_decision(source: BotSource) -> None:
         ) from None
     finally:
         stop_bot(proc, box, folder)
+
+
+def check_host(seats: Sequence[Seat], proved: set[str]) -> None:
+    """Raise InfrastructureFault when the seats' failures are the host's, not the bots':
+    no seat could start, or every seat failed the same way, or a seat failed as a broken
+    host makes it fail and the known bot of its language fails here too (`prove`). Only
+    bots' own play may move a rating. `proved` holds the languages whose known bot has run
+    here during this match; it gains those proved now."""
+    reports = [seat.report for seat in seats]
+    reasons = [report.forfeit_reason for report in reports]
+    if all(reason.startswith("did not start") for reason in reasons):
+        raise InfrastructureFault("host fault: no seat could start: " + "; ".join(reasons))
+    if all(report.forfeited for report in reports) and len(set(reasons)) == 1:
+        raise InfrastructureFault(f"host fault: every seat failed the same way: {reasons[0]}")
+    suspects = {
+        detect(source.files).name
+        for seat in seats
+        if (source := seat.source) is not None  # a remote seat runs on no host of ours
+        and (
+            any(mark in seat.report.forfeit_reason for mark in LAUNCHER_FAILURES)
+            or (
+                seat.report.forfeit_reason.startswith("did not start")
+                and any(mark in seat.report.stderr for mark in LAUNCHER_WORDS)
+            )
+        )
+    }
+    suspects -= proved
+    if suspects:
+        problems = prove(suspects)
+        proved |= suspects - problems.keys()
+        if problems:
+            said = "; ".join(f"{lang}: {why}" for lang, why in sorted(problems.items()))
+            raise InfrastructureFault(f"host fault: the known bot fails here too: {said}")
