@@ -1,5 +1,13 @@
 """Playing one match between bot processes: `play_match(...)`, the function the ladder's
-workers and `grass match` both call.
+workers and `grass match` both call, and its `Referee`, which starts every seat, plays the
+game to its end asking each seat for its decisions, and tears the seats down.
+
+What the referee leans on is in modules of its own: the seats and their clocks
+(`bots.runner.seats`: `TimeControl`, the banks a decision is charged to), the fault policy
+(`bots.runner.fouls`: strikes, forfeits, the notes merged into the log), starting and stopping
+a bot (`bots.runner.boxes`), a remote seat's turns (`bots.runner.remote_seat`), the verdict on
+a host its seats failed on (`bots.runner.proof.check_host`), and what a match returns
+(`bots.runner.results`).
 
 A seat may also be a *remote agent* (`bots.runner.remote`): an object whose decisions come
 from outside the runner, such as a person playing through the ladder site. It is asked with
