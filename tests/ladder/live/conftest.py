@@ -32,6 +32,7 @@ def run_async(coroutine: Coroutine[Any, Any, T], *, seconds: float = SCENARIO_SE
     scenario had returned (a refused socket's consumer; pytest-timeout's failure then waited
     on the thread too). A daemon thread, joined with a timeout, is never waited on past it."""
     outcome: dict[str, Any] = {}
+    fresh_channel_layers()
 
     def run() -> None:
         loop = asyncio.new_event_loop()
@@ -56,6 +57,18 @@ def run_async(coroutine: Coroutine[Any, Any, T], *, seconds: float = SCENARIO_SE
     if "value" not in outcome:
         raise AssertionError(f"the scenario did not end within {seconds} s")
     return outcome["value"]  # type: ignore[no-any-return]
+
+
+def fresh_channel_layers() -> None:
+    """Forget the process's channel layer instances, so that the next scenario's consumers make
+    new ones on its loop. A layer (channels_redis) keeps its receive lock and count while any
+    receive runs: one that an earlier scenario left behind (abandoned with its loop after
+    LEFTOVER_SECONDS, as under load) kept the lock, bound to that dead loop, and every later
+    receive of the process failed ("is bound to a different event loop": four tests of one
+    process in a soak run beside `make run`)."""
+    from channels.layers import channel_layers
+
+    channel_layers.backends.clear()
 
 
 def close_executor_connections() -> None:

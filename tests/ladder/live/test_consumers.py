@@ -22,6 +22,11 @@ from tests.ladder.tournaments.conftest import entrants, make_tournament, organis
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+RECEIVE_S = 30.0
+"""How long a test waits for a message the consumer must send: far longer than it takes, so
+that a loaded machine (the suite beside `make run`) does not fail it; a test that expects
+silence says how long it listens (`receive_nothing`)."""
+
 
 def as_user(user: Any) -> Any:
     """The routes with `user` in the scope, as AuthMiddlewareStack would put them."""
@@ -74,7 +79,7 @@ async def connect(user: Any, match_id: int) -> tuple[WebsocketCommunicator, dict
     socket = WebsocketCommunicator(as_user(user), f"/ws/matches/{match_id}/")
     connected, _ = await socket.connect()
     assert connected
-    hello = await socket.receive_json_from()
+    hello = await socket.receive_json_from(timeout=RECEIVE_S)
     return socket, hello
 
 
@@ -93,7 +98,7 @@ def test_the_seated_person_answers_only_the_request_waiting_and_only_with_a_lega
         await socket.send_json_to({"type": "act", "request": 7, "action": "end"})
         seat_group = groups.seat(person_match.pk, 1)
         await layer.group_send(seat_group, {"type": "live.frame", "frame": frame(1, REQUEST)})
-        shown = await socket.receive_json_from()
+        shown = await socket.receive_json_from(timeout=RECEIVE_S)
         assert shown["type"] == "frame" and shown["frame"]["request"]["id"] == 7
         for forged in (
             {"type": "act", "request": 6, "action": "end"},
@@ -135,7 +140,7 @@ def test_a_person_answering_fast_is_never_throttled(
             await layer.group_send(
                 groups.seat(person_match.pk, 1), {"type": "live.frame", "frame": frame(n, request)}
             )
-            await socket.receive_json_from()
+            await socket.receive_json_from(timeout=RECEIVE_S)
             await socket.send_json_to({"type": "act", "request": n, "action": "end"})
         got = await drain(layer, inbox)
         await socket.disconnect()
@@ -172,7 +177,7 @@ def test_watchers_anonymous_or_seated_elsewhere_say_nothing_that_reaches_the_wor
             {"type": "live.frame", "frame": json.dumps(watched)},
         )
         for socket in sockets:
-            shown = await socket.receive_json_from()
+            shown = await socket.receive_json_from(timeout=RECEIVE_S)
             assert shown["frame"]["view"]["hand"] is None
             for message in (
                 {"type": "act", "request": 7, "action": "end"},
@@ -210,14 +215,14 @@ def test_floods_oversized_and_binary_messages_close_the_socket(
         await drain(layer, inbox)
         for _ in range(200):
             await flooder.send_json_to({"type": "resign"})
-        codes.append((await flooder.receive_output(5))["code"])
+        codes.append((await flooder.receive_output(RECEIVE_S))["code"])
         flooded = await drain(layer, inbox)
         big, _ = await connect(owner, person_match.pk)
         await big.send_to(text_data=json.dumps({"type": "resign", "pad": "x" * 2000}))
-        codes.append((await big.receive_output(5))["code"])
+        codes.append((await big.receive_output(RECEIVE_S))["code"])
         binary, _ = await connect(owner, person_match.pk)
         await binary.send_to(bytes_data=b'{"type": "resign"}')
-        codes.append((await binary.receive_output(5))["code"])
+        codes.append((await binary.receive_output(RECEIVE_S))["code"])
         rest = [m for m in await drain(layer, inbox) if m["type"] != "live.sync"]
         return flooded + rest, codes
 
@@ -255,7 +260,7 @@ def test_a_page_of_another_site_cannot_open_a_socket(
         )
         connected, _ = await ours.connect()
         assert connected
-        hello = await ours.receive_json_from()
+        hello = await ours.receive_json_from(timeout=RECEIVE_S)
         await ours.disconnect()
         theirs = WebsocketCommunicator(
             application, path, headers=[(b"origin", b"https://evil.example"), (b"cookie", cookie)]
@@ -295,7 +300,7 @@ def test_a_tournaments_socket_follows_its_running_tables_a_frame_a_second(
         socket = WebsocketCommunicator(as_user(None), f"/ws/tournaments/{t.pk}/")
         connected, _ = await socket.connect()
         assert connected
-        got = [await socket.receive_json_from(timeout=5)]
+        got = [await socket.receive_json_from(timeout=RECEIVE_S)]
         from channels.layers import get_channel_layer
 
         layer = get_channel_layer()
@@ -307,7 +312,7 @@ def test_a_tournaments_socket_follows_its_running_tables_a_frame_a_second(
             await layer.group_send(groups.watchers(queued.pk), other)
         # (A receive that times out would cancel the consumer: wait for nothing instead.)
         while not await socket.receive_nothing(consumers.TOURNAMENT_FRAME_S * 2):
-            got.append(await socket.receive_json_from())
+            got.append(await socket.receive_json_from(timeout=RECEIVE_S))
         await socket.disconnect()
         return got
 
@@ -340,7 +345,10 @@ def test_resigning_a_game_no_worker_started_ends_it_and_frees_the_person(
         }
         assert await watcher.receive_nothing(0.3)
         await socket.send_json_to({"type": "resign"})
-        got = [await socket.receive_json_from(), await watcher.receive_json_from()]
+        got = [
+            await socket.receive_json_from(timeout=RECEIVE_S),
+            await watcher.receive_json_from(timeout=RECEIVE_S),
+        ]
         await socket.disconnect()
         await watcher.disconnect()
         return got
@@ -410,14 +418,14 @@ def test_a_program_plays_its_seat_with_an_api_token_and_no_origin(
             socket = WebsocketCommunicator(application, path, headers=headers)
             connected, _ = await socket.connect()
             assert connected
-            hellos.append(await socket.receive_json_from())
+            hellos.append(await socket.receive_json_from(timeout=RECEIVE_S))
             if len(hellos) < 3:
                 await socket.disconnect()
         await drain(layer, inbox)  # the sockets' syncs
         await layer.group_send(
             groups.seat(person_match.pk, 1), {"type": "live.frame", "frame": frame(1, REQUEST)}
         )
-        shown = await socket.receive_json_from()
+        shown = await socket.receive_json_from(timeout=RECEIVE_S)
         assert shown["frame"]["request"]["id"] == 7
         await socket.send_json_to({"type": "act", "request": 7, "action": "play felony @0"})
         await socket.send_json_to({"type": "act", "request": 7, "action": "play panama"})
@@ -497,10 +505,10 @@ def test_a_token_socket_has_the_same_limits_as_a_page(
             socket = WebsocketCommunicator(application, path, headers=[token])
             connected, _ = await socket.connect()
             assert connected
-            await socket.receive_json_from()
+            await socket.receive_json_from(timeout=RECEIVE_S)
             for text in send:
                 await socket.send_to(text_data=text)
-            codes.append((await socket.receive_output(5))["code"])
+            codes.append((await socket.receive_output(RECEIVE_S))["code"])
         got = [m for m in await drain(layer, inbox) if m["type"] != "live.sync"]
         return got, codes
 
