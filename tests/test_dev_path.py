@@ -68,12 +68,19 @@ def worker_user() -> pwd.struct_passwd:
 
 
 class Terminal:
-    """A command run as root's login shell would: a session of its own on a new terminal."""
+    """A command run as root's login shell would: a session of its own on a new terminal.
+
+    Its Ctrl-C and Ctrl-\\ are the defaults a login shell gives a command, whatever pytest was
+    started with: a suite started in the background by a script (`make soak ... &`) inherits
+    SIGINT and SIGQUIT ignored, every process below keeps them ignored across exec, and the
+    Ctrl-C tests then saw the command live on (soak runs of 2026-11-29 failed so)."""
 
     def __init__(self, argv: list[str], env: dict[str, str] | None = None) -> None:
         self.pid, self.master = pty.fork()
         if self.pid == 0:  # pragma: no cover (the child)
             try:
+                signal.signal(signal.SIGINT, signal.SIG_DFL)
+                signal.signal(signal.SIGQUIT, signal.SIG_DFL)
                 os.chdir(REPO)
                 os.execvpe(argv[0], argv, {**os.environ, **(env or {})})
             finally:
@@ -141,10 +148,14 @@ def test_as_worker_keeps_the_environment_and_stops_on_ctrl_c(
     it, and Ctrl-C typed at root's terminal stops it."""
     script = 'echo "ready $(id -u) $GRASS_PROBE"; exec sleep 3141'
     terminal = Terminal([str(AS_WORKER), "sh", "-c", script], env={"GRASS_PROBE": "kept"})
-    terminal.read_until(lambda text: f"ready {worker_user.pw_uid} kept" in text)
-    terminal.type(b"\x03")
-    assert terminal.wait() != 0
-    assert not _processes("sleep", "3141")
+    try:
+        terminal.read_until(lambda text: f"ready {worker_user.pw_uid} kept" in text)
+        terminal.type(b"\x03")
+        assert terminal.wait() != 0
+        assert not _processes("sleep", "3141")
+    finally:  # a failure must not leave the command behind to fail the next run too
+        for pid in _processes("sleep", "3141"):
+            os.kill(pid, signal.SIGKILL)
 
 
 def _processes(*argv: str) -> list[int]:
