@@ -7,8 +7,8 @@ text encoding in actions and logs (lower-case, hyphenated, never renamed).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 
 class Family(StrEnum):
@@ -70,9 +70,9 @@ class Card(StrEnum):
     MARKET_CLOSE = "market-close"
 
 
-@dataclass(frozen=True, slots=True)
-class CardInfo:
-    """What is printed on a card: its family, its title and its one number, if any."""
+class CardInfo(NamedTuple):
+    """What is printed on a card: its family, its title and its one number, if any. (A named
+    tuple, not a dataclass, like `engine.moves.Move`: bots import these modules at start.)"""
 
     family: Family
     title: str

@@ -18,7 +18,7 @@ from engine.rules import MAX_PLAYERS
 from engine.state import DealDraft, Phase
 
 if TYPE_CHECKING:
-    from engine.game import Game, Move, Moves
+    from engine.game import Effect, Game, Moves
 
 
 # ---------------------------------------------------------------------- at the turn
@@ -195,7 +195,7 @@ def withdraw(game: Game) -> None:
     back_to_turn(game)
 
 
-WITHDRAW: Move = (withdraw, ())
+WITHDRAW: Effect = (withdraw, ())
 
 
 def answer_moves(game: Game) -> Moves:
@@ -223,7 +223,7 @@ def accept(game: Game, card: Card | None) -> None:
     complete(game, deal.give, deal.want)
 
 
-ACCEPT_MOVE: Move = (accept, (None,))
+ACCEPT_MOVE: Effect = (accept, (None,))
 
 
 def decline(game: Game) -> None:
@@ -231,7 +231,7 @@ def decline(game: Game) -> None:
     back_to_turn(game)
 
 
-DECLINE: Move = (decline, ())
+DECLINE: Effect = (decline, ())
 
 
 def hand_over_moves(game: Game) -> Moves:

@@ -22,15 +22,15 @@ from engine.rules import MAX_PLAYERS, Pick
 from engine.state import Phase, Seat
 
 if TYPE_CHECKING:
-    from engine.game import Game, Move, Moves
+    from engine.game import Effect, Game, Moves
 
 
-def _plain(effect: Callable[..., None]) -> dict[Card, tuple[str, Move]]:
+def _plain(effect: Callable[..., None]) -> dict[Card, tuple[str, Effect]]:
     """`play CARD` for every kind, calling `effect(game, card)`."""
     return {card: (f"play {card}", (effect, (card,))) for card in Card}
 
 
-def _at(effect: Callable[..., None]) -> dict[Card, tuple[tuple[str, Move], ...]]:
+def _at(effect: Callable[..., None]) -> dict[Card, tuple[tuple[str, Effect], ...]]:
     """`play CARD @SEAT` for every kind and seat, calling `effect(game, card, seat)`."""
     return {
         card: tuple((f"play {card} @{t}", (effect, (card, t))) for t in range(MAX_PLAYERS))

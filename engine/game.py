@@ -20,6 +20,7 @@ from typing import Any, Generic, NamedTuple, TypeVar, overload
 from engine import deals, effects, hands
 from engine.cards import Card
 from engine.events import ActEvent, Event, GameEvent, HeaderEvent
+from engine.moves import Move, parse
 from engine.rules import (
     ENGINE_VERSION,
     MAX_PLAYERS,
@@ -36,11 +37,11 @@ from engine.state import PHASE_TEXT, DealDraft, Phase, Seat, Table
 __all__ = [
     "ENGINE_VERSION",
     "Decision",
+    "Effect",
     "Event",
     "EventHook",
     "Game",
     "IllegalAction",
-    "Move",
     "Moves",
     "Phase",
     "header_event",
@@ -48,9 +49,9 @@ __all__ = [
 
 LOG_FORMAT = "grass-log/1"
 
-Move = tuple[Callable[..., None], tuple[Any, ...]]
+Effect = tuple[Callable[..., None], tuple[Any, ...]]
 """What an action does: `(effect, args)`, carried out as `effect(game, *args)`."""
-Moves = dict[str, Move]
+Moves = dict[str, Effect]
 """The legal actions of a decision, by text, in the order they are offered. Once the game
 offers a dict (`Game.moves`) it never changes it, and may offer the same dict again for the
 same choice. Action texts are short ASCII words, card names and seat numbers (no quote, no
@@ -295,6 +296,10 @@ class Game:
     def legal_actions(self) -> list[str]:
         return list(self.moves)
 
+    def legal_moves(self) -> list[Move]:
+        """The legal actions as records (`engine.moves`), in the same order."""
+        return [parse(text) for text in self.moves]
+
     def apply(self, action: str) -> None:
         """Take one legal action for the seat to act; raises IllegalAction and changes
         nothing if `action` is not one of `legal_actions()`."""
@@ -361,7 +366,7 @@ class Game:
             for event in pending:
                 self.on_event(self, event)
 
-    def _take(self, action: str, move: Move, auto: bool) -> None:
+    def _take(self, action: str, move: Effect, auto: bool) -> None:
         t = self.table
         phase = t.phase
         event: ActEvent = {
@@ -407,7 +412,7 @@ def _turn_moves(game: Game) -> Moves:
     return moves
 
 
-_END: Move = (hands.end, ())
+_END: Effect = (hands.end, ())
 
 
 def _nothing(game: Game) -> Moves:
