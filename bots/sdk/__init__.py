@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from typing import IO, Any
 
     from bots.protocol import Message
+    from engine.moves import Move
 
 __all__ = ["Bot", "Deal", "Observation", "SeatView", "cards", "debug", "greedy", "run", "serve"]
 
@@ -106,6 +107,7 @@ class Observation:
         self.seat: int = data["seat"]
         self.phase: str = data["phase"]
         self.legal: tuple[str, ...] = tuple(data["legal"])
+        self._moves: list[Move] | None = None
         self.hand: tuple[str, ...] = tuple(data["hand"])
         self.seats: tuple[SeatView, ...] = tuple(SeatView(s) for s in data["seats"])
         self.totals: tuple[int, ...] = tuple(data["totals"])
@@ -135,6 +137,17 @@ class Observation:
     @property
     def me(self) -> SeatView:
         return self.seats[self.seat]
+
+    @property
+    def moves(self) -> list[Move]:
+        """The legal actions as records, in `legal`'s order (`engine.moves`: a move's kind,
+        card, target... read without splitting its text), parsed on first use."""
+        moves = self._moves
+        if moves is None:
+            from engine.moves import parse
+
+            moves = self._moves = [parse(text) for text in self.legal]
+        return moves
 
     @property
     def opponents(self) -> list[int]:

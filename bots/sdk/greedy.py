@@ -6,9 +6,11 @@ have peddles to give, puts heat on the leader, swaps up, and otherwise discards 
 useful card. It never proposes deals, and accepts one only when what it gets is worth more than
 what it gives (`answer`).
 
-`choose(view)` needs only `legal`, `phase`, `seat`, `seats` (each with `market_open`, `heat`,
-`unprotected`, `protected`) and `totals`, so it runs on an SDK `Observation` and, for fast
-simulations, directly on an engine `Game`'s seats (see the `strong` example).
+`choose(view)` needs only `legal` (or `moves`, the same as records), `phase`, `seat`, `seats`
+(each with `market_open`, `heat`, `unprotected`, `protected`) and `totals`, so it runs on an SDK
+`Observation` and, for fast simulations (rollouts), directly on an engine `Game`
+(`bots.sdk.rollout`). It reads moves as records (`engine.moves.Move`: kind, card, target...),
+never their words; this is the only copy of the policy.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # bots start faster without importing typing
     from collections.abc import Sequence
     from typing import Any, Protocol
+
+    from engine.moves import Move
 else:
     Protocol = object
 
@@ -58,8 +62,15 @@ class ViewLike(Protocol):
 
 
 def tabled(seat: SeatLike) -> int:
-    value = sum(PEDDLE[c] for c in seat.unprotected)
-    return value + sum(PEDDLE[c] for _, group in seat.protected for c in group)
+    """The face value of a seat's tabled peddles, protected or not. (Plain loops: rollouts
+    call this thousands of times a decision, and a generator costs twice as much here.)"""
+    value = 0
+    for card in seat.unprotected:
+        value += PEDDLE[card]
+    for _, group in seat.protected:
+        for card in group:
+            value += PEDDLE[card]
+    return value
 
 
 def standing(view: ViewLike, seat: int) -> int:
@@ -68,9 +79,16 @@ def standing(view: ViewLike, seat: int) -> int:
 
 
 def leader(view: ViewLike) -> int:
-    """The opponent who looks furthest ahead: the one to attack."""
-    n = len(view.seats)
-    return max(((view.seat + k) % n for k in range(1, n)), key=lambda s: standing(view, s))
+    """The opponent who looks furthest ahead: the one to attack (the first clockwise from the
+    left on a tie)."""
+    me, n = view.seat, len(view.seats)
+    best, best_standing = -1, 0
+    for k in range(1, n):
+        seat = (me + k) % n
+        value = standing(view, seat)
+        if best < 0 or value > best_standing:
+            best, best_standing = seat, value
+    return best
 
 
 def _keep(view: ViewLike, card: str) -> int:
@@ -79,88 +97,185 @@ def _keep(view: ViewLike, card: str) -> int:
 
 
 def choose(view: ViewLike) -> str:
-    legal = view.legal
     phase = view.phase
-    if phase in ("pass", "draft"):
-        verb = "pass" if phase == "pass" else "keep"
-        cards = [a.split()[1] for a in legal]
-        pick = min if verb == "pass" else max
-        return f"{verb} {pick(cards, key=lambda c: _keep(view, c))}"
-    if phase in ("waste", "surrender"):
-        return min(legal, key=lambda a: PEDDLE.get(a.split()[1], 0))
     if phase == "turn":
         return turn(view)
+    legal = view.legal
+    if phase in ("pass", "draft"):
+        cards = [(_keep(view, _record(text).card or ""), text) for text in legal]
+        return (min if phase == "pass" else max)(cards, key=_first)[1]
+    if phase in ("waste", "surrender"):
+        return min(((PEDDLE.get(_record(t).card or "", 0), t) for t in legal), key=_first)[1]
     for safe in ("decline", "withdraw"):
         if safe in legal:
             return safe
     return legal[0]
 
 
+def _first(pair: tuple[int, str]) -> int:
+    return pair[0]
+
+
+# What greedy does with a turn's move: its slot, in greedy's order of priority, and what it
+# weighs within the slot (the highest wins; the first in legal order on a tie).
+(
+    CLOSE,  # Market Close, when well ahead of the leader
+    OPEN,  # Market Open
+    IMMUNITY,  # the Heat Off cards, in HEAT_OFF's order (only the matching one is legal)
+    BREEZE,
+    HEARSAY,
+    CHARGES,
+    FINE_PAID,  # Pay Fine: the cheapest peddle paid
+    PROTECT,  # a Protected card: the biggest group, if it covers 25,000 or more
+    PEDDLE_PLAY,  # a peddle: the biggest
+    PARANOIA,  # on the leader if one is, the biggest fine
+    STEAL_PLAY,  # the biggest peddle taken
+    EUPHORIA,  # Nirvana, when the others have two peddles or more to give
+    STONEHIGH,
+    HEAT,  # Heat On: on the leader if one is, else the first
+    END,
+    SWAP,  # the best gain, taken before ending the turn if it gains
+    DISCARD,  # the least useful card (weighed at the decision: it depends on the seat)
+    OTHER,  # deals: greedy proposes none
+) = range(18)
+_PLAY_SLOTS = {
+    "market-close": CLOSE,
+    "market-open": OPEN,
+    **dict(zip(HEAT_OFF, (IMMUNITY, BREEZE, HEARSAY, CHARGES), strict=True)),
+    "pay-fine": FINE_PAID,
+    **dict.fromkeys(PROTECTED, PROTECT),
+    **dict.fromkeys(PEDDLE, PEDDLE_PLAY),
+    **dict.fromkeys(FINE, PARANOIA),
+    STEAL: STEAL_PLAY,
+    "euphoria": EUPHORIA,
+    "stonehigh": STONEHIGH,
+    **dict.fromkeys(HEAT_ON, HEAT),
+}
+_SLOTS: dict[str, tuple[int, int, int, str]] = {}
+"""text -> (slot, weight, the seat it names or -1, its card), kept: these never change."""
+
+
+def _record(text: str) -> Move:
+    from engine.moves import parse  # on first use: a bot's start does not pay for it
+
+    return parse(text)
+
+
+def _slot(text: str) -> tuple[int, int, int, str]:
+    move = _record(text)
+    kind, card = move.kind, move.card or ""
+    slot, weight = OTHER, 0
+    if kind == "play":
+        slot = _PLAY_SLOTS.get(card, OTHER)
+        if slot == FINE_PAID:
+            weight = -PEDDLE.get(move.peddle or "", 0)
+        elif slot == PROTECT:
+            weight = sum(PEDDLE[c] for c in move.group)
+        elif slot == PEDDLE_PLAY:
+            weight = PEDDLE[card]
+        elif slot == PARANOIA:
+            weight = FINE[card]
+        elif slot == STEAL_PLAY:
+            weight = PEDDLE.get(move.peddle or "", 0) + 1
+    elif kind == "end":
+        slot = END
+    elif kind == "swap":
+        slot, weight = SWAP, PEDDLE[move.peddle or ""] - PEDDLE[card]
+    elif kind == "discard":
+        slot = DISCARD
+    at = -1 if move.target is None else move.target
+    found = _SLOTS[text] = (slot, weight, at, card)
+    return found
+
+
 def turn(view: ViewLike) -> str:
     """A turn: the best play by greedy's priorities (`_play`), else a profitable swap before
-    ending the turn, else the least useful discard."""
-    legal = set(view.legal)
-    plays = [a for a in view.legal if a.startswith("play ")]
-    if plays:
-        choice = _play(view, legal, plays)
+    ending the turn, else the least useful discard. One pass over the legal moves keeps the
+    best of each slot (attacks and discards, whose choice depends on the table, in lists)."""
+    best: list[tuple[int, str] | None] = [None] * (OTHER + 1)
+    aimed: list[tuple[int, int, int, str]] = []  # paranoia and heat: (slot, at, weight, text)
+    discards: list[tuple[str, str]] = []
+    get = _SLOTS.get
+    for text in view.legal:
+        slot, weight, at, card = get(text) or _slot(text)
+        if slot == DISCARD:
+            discards.append((text, card))
+            continue
+        if slot in (PARANOIA, HEAT):
+            aimed.append((slot, at, weight, text))
+        current = best[slot]
+        if current is None or weight > current[0]:
+            best[slot] = (weight, text)
+    if any(best[:END]):
+        choice = _play(view, best, aimed)
         if choice is not None:
             return choice
-    if "end" in legal:
-        swaps = [a for a in view.legal if a.startswith("swap ")]
-        gain = max(swaps, key=lambda a: PEDDLE[a.split()[3]] - PEDDLE[a.split()[1]], default=None)
-        if gain and PEDDLE[gain.split()[3]] > PEDDLE[gain.split()[1]]:
-            return gain
-        return "end"
-    discards = [a for a in view.legal if a.startswith("discard ")]
+    if best[END]:
+        swap = best[SWAP]
+        return swap[1] if swap is not None and swap[0] > 0 else "end"
     if discards:
-        return min(discards, key=lambda a: _keep(view, a.split()[1]))
+        return _least_useful(view, discards)
     return view.legal[0]  # only plays we chose not to make above (e.g. an early Market Close)
 
 
-def _play(view: ViewLike, legal: set[str], plays: list[str]) -> str | None:
+def _least_useful(view: ViewLike, discards: list[tuple[str, str]]) -> str:
+    me = view.seats[view.seat]
+    market, heat = me.market_open, bool(me.heat)
+    pick, low = discards[0][0], keep_value(discards[0][1], market, heat)
+    for text, card in discards[1:]:
+        value = keep_value(card, market, heat)
+        if value < low:
+            pick, low = text, value
+    return pick
+
+
+def _play(
+    view: ViewLike, best: list[tuple[int, str] | None], aimed: list[tuple[int, int, int, str]]
+) -> str | None:
     """The play greedy makes, in its order of priority, or None when it makes none of them:
     close a market when well ahead, open one or cure heat, pay the cheapest fine, protect a
     big group, peddle, then attack (`_attack`)."""
     target = leader(view)
-    ahead = standing(view, view.seat) > standing(view, target) + 25_000
-    if ahead and "play market-close" in legal:
-        return "play market-close"
-    for choice in ("play market-open", *[f"play {c}" for c in HEAT_OFF]):
-        if choice in legal:
-            return choice
-    fines = [a for a in plays if a.startswith("play pay-fine")]
-    if fines:
-        return min(fines, key=lambda a: PEDDLE.get(a.split()[-1].removesuffix("(p)"), 0))
-    protects = [a for a in plays if a.split()[1] in PROTECTED]
-    if protects:
-        best = max(protects, key=lambda a: sum(PEDDLE[c] for c in a.split()[2].split("+")))
-        if sum(PEDDLE[c] for c in best.split()[2].split("+")) >= 25_000:
-            return best
-    peddles = [a for a in plays if a.split()[1] in PEDDLE]
-    if peddles:
-        return max(peddles, key=lambda a: PEDDLE[a.split()[1]])
-    return _attack(view, legal, plays, target)
+    close = best[CLOSE]
+    if close and standing(view, view.seat) > standing(view, target) + 25_000:
+        return close[1]
+    for slot in (OPEN, IMMUNITY, BREEZE, HEARSAY, CHARGES, FINE_PAID):
+        choice = best[slot]
+        if choice:
+            return choice[1]
+    protect = best[PROTECT]
+    if protect and protect[0] >= 25_000:
+        return protect[1]
+    peddle = best[PEDDLE_PLAY]
+    if peddle:
+        return peddle[1]
+    return _attack(view, best, aimed, target)
 
 
-def _attack(view: ViewLike, legal: set[str], plays: list[str], target: int) -> str | None:
+def _attack(
+    view: ViewLike,
+    best: list[tuple[int, str] | None],
+    aimed: list[tuple[int, int, int, str]],
+    target: int,
+) -> str | None:
     """Paranoia on the leader, a steal, a Nirvana card when the others have peddles to give,
     heat on the leader: the first of these that is legal, or None."""
-    paranoia = [a for a in plays if a.split()[1] in FINE]
+    paranoia = best[PARANOIA]
     if paranoia:
-        on_leader = [a for a in paranoia if a.endswith(f"@{target}")]
-        return max(on_leader or paranoia, key=lambda a: FINE[a.split()[1]])
-    steals = [a for a in plays if a.split()[1] == STEAL]
-    if steals:
-        return max(steals, key=lambda a: PEDDLE.get(a.split()[-1], 0) + 1)
-    nirvana = next((c for c in ("play euphoria", "play stonehigh") if c in legal), None)
-    n = len(view.seats)
-    others = [view.seats[(view.seat + k) % n] for k in range(1, n)]
-    if nirvana and sum(len(s.unprotected) for s in others) >= 2:
-        return nirvana
-    heat = [a for a in plays if a.split()[1] in HEAT_ON]
+        on_leader = [(w, t) for s, at, w, t in aimed if s == PARANOIA and at == target]
+        return max(on_leader, key=_first)[1] if on_leader else paranoia[1]
+    steal = best[STEAL_PLAY]
+    if steal:
+        return steal[1]
+    nirvana = best[EUPHORIA] or best[STONEHIGH]
+    if nirvana:
+        n = len(view.seats)
+        given = sum(len(view.seats[(view.seat + k) % n].unprotected) for k in range(1, n))
+        if given >= 2:
+            return nirvana[1]
+    heat = best[HEAT]
     if heat:
-        on_leader = [a for a in heat if a.endswith(f"@{target}")]
-        return (on_leader or heat)[0]
+        return next((t for s, at, _, t in aimed if s == HEAT and at == target), heat[1])
     return None
 
 

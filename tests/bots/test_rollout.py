@@ -1,6 +1,8 @@
-"""The rollout policy (`bots.sdk.rollout`) chooses what `greedy.choose` chooses, position by
-position, under both rulesets, 2 to 6 seats and the variants that add decisions; and it reads
-the engine's moves, not their texts (a renamed text would not change its choice)."""
+"""The rollout policy (`bots.sdk.rollout`) is greedy's one policy on the engine's own table:
+at every position, under both rulesets, 2 to 6 seats and the variants that add decisions, it
+chooses what `greedy.choose` chooses for a bot's `Observation` of the same position (the
+protocol's texts, parsed into records), so the engine's seats and records and the wire's
+views cannot drift apart unseen."""
 
 from __future__ import annotations
 
@@ -8,8 +10,8 @@ import random
 
 import pytest
 
-from bots.sdk import greedy, rollout
-from engine import Game, Variants, new_game
+from bots.sdk import Observation, greedy, rollout
+from engine import Game, Variants, new_game, observe
 
 
 def positions(ruleset: str, players: int, seed: int, variants: Variants) -> list[Game]:
@@ -39,7 +41,8 @@ def test_it_chooses_as_greedy_does(ruleset: str, players: int, variants: Variant
     compared = turns = 0
     for seed in range(12):
         for game in positions(ruleset, players, seed, variants):
-            expected = greedy.choose(rollout.EngineView(game))
+            view = observe(game, game.to_act)
+            expected = greedy.choose(Observation(view, tuple(view["history"])))
             assert rollout.choose(game) == expected, (seed, game.decision)
             compared += 1
             turns += game.phase.value == "turn"
