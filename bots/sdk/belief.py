@@ -33,6 +33,7 @@ from typing import Any
 
 from engine import Game
 from engine.cards import FAMILY, INFO, Card, Family
+from engine.moves import parse
 from engine.rules import Variants, resolve_ruleset
 from engine.sampling import Policy, catch_up, deal
 
@@ -42,7 +43,6 @@ _CURE: dict[Card, Card] = {
     info.cancels: card for card, info in INFO.items() if info.cancels is not None
 }
 """The Heat Off that cancels each Heat On."""
-_BY_NAME: dict[str, Card] = {card.value: card for card in Card}
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,19 +88,20 @@ def limits(view: Mapping[str, Any], history: Iterable[Mapping[str, Any]]) -> tup
             if action is None or event.get("phase") != "turn":
                 continue
             s = event["seat"]
-            words = action.split()
-            if words[0] not in ("play", "discard"):
-                continue
-            card = _BY_NAME.get(words[1])
-            if card is None:
+            try:
+                move = parse(action)
+            except ValueError:
                 return ()  # an action this module does not know: no inference at all
+            card = move.card
+            if move.kind not in ("play", "discard") or card is None:
+                continue
             seat = seats[s]
             if s != me:
-                forbidden = _forbidden(seat, card, words[0] == "play")
+                forbidden = _forbidden(seat, card, move.kind == "play")
                 if forbidden:
                     found.append((s, forbidden, seat.received))
-            if words[0] == "play":
-                _apply_play(seats, s, card, words, rules.paranoia_on_opponent, rules)
+            if move.kind == "play":
+                _apply_play(seats, s, card, move.target, rules)
         elif kind == "draw":
             seats[event["seat"]].received += 1
         elif kind == "pass":
@@ -150,10 +151,9 @@ def _forbidden(seat: _Seat, card: Card, played: bool) -> frozenset[Card]:
     return frozenset()
 
 
-def _apply_play(
-    seats: list[_Seat], s: int, card: Card, words: Sequence[str], on_opponent: bool, rules: Any
-) -> None:
-    """What a play does to the public state this module follows."""
+def _apply_play(seats: list[_Seat], s: int, card: Card, target: int | None, rules: Any) -> None:
+    """What a play does to the public state this module follows (`target`: the seat the play
+    names, if any; classic paranoia names none and strikes its own player)."""
     seat = seats[s]
     family = FAMILY[card]
     if family is Family.MARKET_OPEN:
@@ -161,7 +161,8 @@ def _apply_play(
     elif family is Family.PEDDLE:
         seat.tabled += 1
     elif family is Family.HEAT_ON:
-        seats[int(words[2].removeprefix("@"))].heat_pile().append(card)
+        if target is not None:  # always: a Heat On names its seat
+            seats[target].heat_pile().append(card)
     elif family in (Family.HEAT_OFF, Family.PAY_FINE):
         pile = seat.heat_pile()
         if pile:
@@ -169,7 +170,7 @@ def _apply_play(
     elif family is Family.NIRVANA and rules.nirvana_clears_heat:
         seat.heat = []
     elif card is Card.UTTERLY_WIPED_OUT:
-        victim = seats[int(words[2].removeprefix("@"))] if on_opponent else seat
+        victim = seats[target] if target is not None else seat
         victim.market_open = False
         victim.heat = []
 
