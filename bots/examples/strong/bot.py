@@ -34,9 +34,10 @@ from collections.abc import Sequence
 
 from bots.protocol import Message
 from bots.sdk import Bot, Deal, Observation, belief, greedy, rollout, run
-from bots.sdk.cards import PEDDLE, keep_value
+from bots.sdk.cards import keep_value
 from engine import Game
-from engine.cards import FAMILY, VALUE, Family
+from engine.cards import FAMILY, VALUE, Card, Family
+from engine.moves import parse
 from engine.scoring import HandTally, add_to_totals, score_hand
 from engine.state import Phase
 
@@ -120,7 +121,7 @@ def evaluate(game: Game, seat: int, hand: int) -> float:
 
 def best_swap(legal: Sequence[str]) -> str | None:
     """The forced swap that gains the most peddle value, if any gains."""
-    swaps = [a for a in legal if a.startswith("swap ")]
+    swaps = [a for a in legal if parse(a).kind == "swap"]
     best = max(swaps, key=swap_gain, default=None)
     if best is not None and swap_gain(best) > 0:
         return best
@@ -128,23 +129,23 @@ def best_swap(legal: Sequence[str]) -> str | None:
 
 
 def swap_gain(action: str) -> int:
-    """Peddle value a `swap MINE @SEAT THEIRS` brings to its maker."""
-    words = action.split()
-    return PEDDLE[words[3]] - PEDDLE[words[1]]
+    """Peddle value a swap (`swap MINE @SEAT THEIRS`) brings to its maker."""
+    move = parse(action)
+    return VALUE[move.peddle or Card.MARKET_OPEN] - VALUE[move.card or Card.MARKET_OPEN]
 
 
 def swap_options(legal: Sequence[str]) -> list[str]:
     """The swaps worth planning with: the MAX_SWAPS that gain the most, and the one that gains
     the most from each opponent (robbing the leader may beat a bigger gain elsewhere)."""
     gaining = sorted(
-        (a for a in legal if a.startswith("swap ") and swap_gain(a) > 0),
+        (a for a in legal if parse(a).kind == "swap" and swap_gain(a) > 0),
         key=swap_gain,
         reverse=True,
     )
     keep = gaining[:MAX_SWAPS]
     seen = set()
     for action in gaining:
-        victim = action.split()[2]
+        victim = parse(action).target
         if victim not in seen:
             seen.add(victim)
             if action not in keep:
@@ -155,19 +156,18 @@ def swap_options(legal: Sequence[str]) -> list[str]:
 def shortlist(obs: Observation, candidates: list[str], baseline: str) -> list[str]:
     """The cards worth simulating: every kind of play with a few targets, two discards."""
     me = obs.me
-    by_kind: dict[str, list[str]] = {}
+    by_kind: dict[tuple[str, Card | None], list[str]] = {}
+    discards = []
     for action in candidates:
-        by_kind.setdefault(" ".join(action.split()[:2]), []).append(action)
-    keep = {baseline}
-    discards = sorted(
-        (a for a in candidates if a.startswith("discard ")),
-        key=lambda a: keep_value(a.split()[1], me.market_open, bool(me.heat)),
-    )
-    keep.update(discards[:2])
+        move = parse(action)
+        if move.kind == "discard":
+            discards.append((keep_value(move.card or "", me.market_open, bool(me.heat)), action))
+        else:
+            by_kind.setdefault((move.kind, move.card), []).append(action)
+    discards.sort(key=lambda pair: pair[0])  # stable: the first of equals stays first
+    keep = {baseline, *(action for _, action in discards[:2])}
     per_kind = TARGETS_PER_KIND if WHOLE_TURN else 2
-    for kind, actions in by_kind.items():
-        if kind.startswith("discard "):
-            continue
+    for actions in by_kind.values():
         # Targets and covers: the first few (heat and paranoia list targets clockwise; the
         # greedy baseline already holds its preferred one).
         keep.update(actions[:per_kind])
@@ -203,7 +203,7 @@ class StrongBot(Bot):
             if rest and rest[0] in obs.legal:
                 self.rest = rest[1:]
                 return rest[0]
-            cards = [a for a in obs.legal if a.startswith(("play ", "discard "))]
+            cards = [m.text for m in obs.moves if m.kind in ("play", "discard")]
             swaps = swap_options(obs.legal) if not obs.raw["turn"]["swapped"] else []
             if len(cards) > 1 or swaps:
                 return self.choose_plan(obs, cards, swaps)
@@ -229,7 +229,7 @@ class StrongBot(Bot):
             if swap is not None:
                 return swap
         if obs.phase == "turn" and not obs.raw["turn"]["played"]:
-            candidates = [a for a in obs.legal if a.startswith(("play ", "discard "))]
+            candidates = [m.text for m in obs.moves if m.kind in ("play", "discard")]
             if len(candidates) > 1:
                 baseline = greedy.choose(obs)
                 cards = shortlist(obs, candidates, baseline)
