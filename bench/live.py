@@ -53,7 +53,7 @@ def _measure(games: int, frames_per_second: float, people: dict[int, str]) -> di
             play += middle - start
             decisions += 1
         table.close()
-        sizes += [len(text) for text in table.latest.values()]
+        sizes += [len(text) for text in table.courier.latest.values()]
     return {
         "decisions": decisions,
         "play_us": round(play / decisions * 1e6, 2),

@@ -4,11 +4,10 @@ The referee calls `LiveTable.watch` after every action (`play_match`'s `watch`).
 GRASS_LIVE_FRAMES_PER_SECOND times a second (and always when a person is asked, and at the
 end) it builds the frames of the table's views (`ladder.relay.views`) and leaves them in an
 outbox that holds one frame per view: a frame not sent yet is replaced by the next, so a slow
-channel layer costs watchers frames, never the referee time or memory. A thread of the
-table's own, with its own event loop and channel layer connection, sends what is in the
-outbox to the views' groups (`ladder.relay.groups`) and listens on a channel of its own,
-joined to the match's worker group, for two things: a consumer asking for the latest frame
-of a view (a page that just opened), and a person's answer to a request.
+channel layer costs watchers frames, never the referee time or memory. The table's courier
+(`ladder.relay.courier`), a thread with its own event loop and channel layer connection,
+sends what is in the outbox to the views' groups and hands the table what the people send
+(`answer`, `resign`) and a newer run's claim (`claimed`).
 
 A person's seat is a remote agent (`bots.runner.remote`): `RelayAgent.decide` puts the
 request in the person's frame, then waits for an answer naming that request and one of its
@@ -30,9 +29,6 @@ gives its run up at once, so two runs are never fed one person's answers for lon
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import json
 import logging
 import threading
 import time
@@ -45,7 +41,7 @@ from django.conf import settings
 from bots.runner.remote import AgentGone, RemoteRequest
 from engine.game import Game
 from engine.transcript import describe_action
-from ladder.relay import groups, messages
+from ladder.relay.courier import ABANDONED, CLOSE_WAIT_S, Courier
 from ladder.relay.views import Frame, TableViews
 
 if TYPE_CHECKING:
@@ -53,10 +49,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-ABANDONED = "abandoned"
-"""`LiveTable.ending` of a table whose run lost its claim: it ends without a word."""
-CLOSE_WAIT_S = 3.0
-"""How long the end of a match waits for the last frames to leave (then they are dropped)."""
 ACTION_CHARS = 200
 """Longer than any legal action's text: an answer past it is not even compared."""
 RESEND_S = 10.0
@@ -120,13 +112,8 @@ class LiveTable:
         self.waiting: dict[int, _Waiting] = {}
         self.gone: dict[int, str] = {}
         """Seats whose person resigned (or whose seat was forfeited), with why."""
-        self.loop: asyncio.AbstractEventLoop | None = None
-        self.thread: threading.Thread | None = None
-        self.wake: asyncio.Event | None = None
-        self.latest: dict[int | None, str] = {}
-        """The last frame sent to each view, as text: the answer to a page that just opened
-        (the thread's own)."""
-        self.failed_once = False
+        self.courier = Courier(self)
+        """The thread that sends the outbox and hears the people (`ladder.relay.courier`)."""
 
     # ------------------------------------------------------------------ the referee's side
 
@@ -237,161 +224,20 @@ class LiveTable:
         self.thread.join(CLOSE_WAIT_S)
         if self.thread.is_alive():
             logger.warning("match %s: the live table's last frames were dropped", self.match_id)
-            self._stop_loop()
+            self.courier.stop()
 
     def _kick(self) -> None:
-        """Wake the thread (starting it first): never blocks."""
-        if self.thread is None:
-            self._start()
-        loop, wake = self.loop, self.wake
-        if loop is None or wake is None:
-            return  # still starting: it reads the outbox when it is up
-        # A closed loop: the thread died, and frames are only frames.
-        with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(wake.set)
+        """Wake the table's courier (starting it first): never blocks."""
+        self.courier.kick()
 
-    def _stop_loop(self) -> None:
-        loop = self.loop
-        if loop is not None:
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(loop.stop)
+    @property
+    def thread(self) -> threading.Thread | None:
+        """The courier's thread, once the first frame or the end started it."""
+        return self.courier.thread
 
-    # ------------------------------------------------------------------ the thread
+    # ------------------------------------------------------------ what the people send
 
-    def _start(self) -> None:
-        started = threading.Event()
-        self.thread = threading.Thread(
-            target=self._run, args=(started,), name=f"live-table-{self.match_id}", daemon=True
-        )
-        self.thread.start()
-        started.wait(CLOSE_WAIT_S)
-
-    def _run(self, started: threading.Event) -> None:
-        loop = asyncio.new_event_loop()
-        asyncio.set_event_loop(loop)
-        self.wake = asyncio.Event()
-        self.loop = loop
-        started.set()
-        try:
-            loop.run_until_complete(self._main())
-        except Exception:
-            logger.exception("match %s: the live table stopped", self.match_id)
-        finally:
-            try:
-                loop.run_until_complete(loop.shutdown_asyncgens())
-            finally:
-                loop.close()
-
-    async def _main(self) -> None:
-        from channels import DEFAULT_CHANNEL_LAYER
-        from channels.layers import channel_layers
-
-        # A layer of the table's own: its connections belong to this thread's loop, and its
-        # channel receives nothing another table waits for.
-        layer = channel_layers.make_backend(DEFAULT_CHANNEL_LAYER)
-        channel = await layer.new_channel()
-        group = groups.worker(self.match_id)
-        listening = await self._quietly(layer.group_add(group, channel))
-        listener = asyncio.create_task(self._listen(layer, channel)) if listening else None
-        if self.attempt:
-            # An older run of this match still playing (its worker was thought lost, and its
-            # next heartbeat has not told it yet) hears that its claim is gone, and stops now.
-            await self._quietly(layer.group_send(group, messages.claim(attempt=self.attempt)))
-        assert self.wake is not None
-        try:
-            while True:
-                await self.wake.wait()
-                self.wake.clear()
-                with self.lock:
-                    outbox, self.outbox = self.outbox, {}
-                    again, self.again = self.again, set()
-                    ending = self.ending
-                if ending == ABANDONED:
-                    return
-                for view, frame in outbox.items():
-                    text = json.dumps(frame, separators=(",", ":"))
-                    self.latest[view] = text
-                    message = messages.frame(match_id=self.match_id, text=text)
-                    target = (
-                        groups.watchers(self.match_id)
-                        if view is None
-                        else groups.seat(self.match_id, view)
-                    )
-                    await self._quietly(layer.group_send(target, message))
-                for seat in again - set(outbox):
-                    latest = self.latest.get(seat)
-                    if latest is not None:
-                        message = messages.frame(match_id=self.match_id, text=latest)
-                        await self._quietly(
-                            layer.group_send(groups.seat(self.match_id, seat), message)
-                        )
-                if ending is not None:
-                    end = messages.end(match_id=self.match_id, status=ending)
-                    await self._quietly(layer.group_send(groups.watchers(self.match_id), end))
-                    for seat in self.people:
-                        await self._quietly(layer.group_send(groups.seat(self.match_id, seat), end))
-                    return
-        finally:
-            if listener is not None:
-                # A message to itself ends the listener between two receives: cancelling a
-                # receive would wait out Redis's blocking pop.
-                await self._quietly(layer.send(channel, messages.stop()))
-                await self._quietly(asyncio.shield(listener))
-                listener.cancel()
-                await self._quietly(layer.group_discard(group, channel))
-            await self._quietly(layer.close_pools())
-
-    async def _quietly(self, call: Any) -> bool:
-        """Await a channel layer call; a failure is logged once per table and forgotten."""
-        try:
-            await asyncio.wait_for(call, CLOSE_WAIT_S)
-        except Exception as exc:
-            if not self.failed_once:
-                self.failed_once = True
-                name = type(exc).__name__
-                logger.warning("match %s: live table: %s: %s", self.match_id, name, exc)
-            return False
-        return True
-
-    async def _listen(self, layer: Any, channel: str) -> None:
-        while True:
-            try:
-                message = await layer.receive(channel)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                await self._quietly(_raise(exc))
-                await asyncio.sleep(1)
-                continue
-            if not isinstance(message, dict):
-                continue
-            kind = message.get("type")
-            if kind == messages.STOP:
-                return
-            if kind == messages.SYNC:
-                await self._sync(layer, message)
-            elif kind == messages.ACT:
-                self._answer(message)
-            elif kind == messages.RESIGN:
-                self._resign(message)
-            elif kind == messages.CLAIM:
-                self._claimed(message)
-
-    async def _sync(self, layer: Any, message: dict[str, Any]) -> None:
-        """A page opened: send it the latest frame of its view."""
-        view = message.get("view")
-        reply_to = message.get("reply_to")
-        if view == groups.WATCHERS:
-            text = self.latest.get(None)
-        elif isinstance(view, int) and not isinstance(view, bool):
-            text = self.latest.get(view)
-        else:
-            return
-        if text is None or not isinstance(reply_to, str) or len(reply_to) > 200:
-            return
-        await self._quietly(layer.send(reply_to, messages.frame(match_id=self.match_id, text=text)))
-
-    def _answer(self, message: dict[str, Any]) -> None:
+    def answer(self, message: dict[str, Any]) -> None:
         """A person's answer: taken only if it names the request their seat waits on and one
         of its legal actions."""
         seat, request, action = message.get("seat"), message.get("request"), message.get("action")
@@ -411,7 +257,7 @@ class LiveTable:
             waiting.action = action
             waiting.answered.set()
 
-    def _claimed(self, message: dict[str, Any]) -> None:
+    def claimed(self, message: dict[str, Any]) -> None:
         """A table of a newer attempt at this match started: this run's claim is gone (only a
         take-back lets a match be claimed again, and every claim counts one attempt more)."""
         attempt = message.get("attempt")
@@ -425,7 +271,7 @@ class LiveTable:
         else:
             self.abandon(reason)
 
-    def _resign(self, message: dict[str, Any]) -> None:
+    def resign(self, message: dict[str, Any]) -> None:
         seat = message.get("seat")
         if not _is_int(seat) or seat not in self.people:
             return
@@ -442,10 +288,6 @@ def _think(reports: Sequence[SeatReport]) -> list[dict[str, int]] | None:
     if not reports:
         return None
     return [{"decisions": r.decisions, "ms": round(r.think_ms)} for r in reports]
-
-
-async def _raise(exc: Exception) -> None:
-    raise exc
 
 
 def _is_int(value: object) -> bool:
