@@ -257,6 +257,79 @@ class Leave(Exception):
     """The person leaves the table (standard input ended, or a second Ctrl-C)."""
 
 
+class Line:
+    """The game's socket, kept open: opened again after a loss (after a wait, then longer
+    ones) or a silence of SILENCE_S, unless its close code says that cannot help (CLOSED)."""
+
+    def __init__(
+        self,
+        connect: Callable[[], Socket],
+        say: Callable[..., None],
+        clock: Callable[[], float],
+        sleep: Callable[[float], None],
+    ) -> None:
+        self.connect = connect
+        self.say = say
+        self.clock = clock
+        self.sleep = sleep
+        self.socket: Socket | None = None
+        self.heard_at = clock()
+        """When the socket last said something (this client's clock)."""
+
+    def open(self, again: bool = False) -> None:
+        """Open the socket: at once, or after a loss (`again`) after a wait, then again after
+        longer ones."""
+        waits = RETRY_S if again else (0.0, *RETRY_S)
+        for wait in waits:
+            if wait:
+                self.say(f"Connection lost; connecting again in {wait:g} s...")
+                self.sleep(wait)
+            try:
+                self.socket = self.connect()
+                return
+            except SocketClosed:
+                continue
+        raise LadderError("cannot reach the game's socket: try `grass table --resume` later")
+
+    def recv(self) -> str | None:
+        """A message, or None after RECV_TICK_S of nothing (or a loss, mended)."""
+        assert self.socket is not None
+        try:
+            text = self.socket.recv(RECV_TICK_S)
+        except SocketClosed as closed:
+            self._lost(closed.code)
+            return None
+        if text is not None:
+            self.heard_at = self.clock()
+        elif self.clock() - self.heard_at >= SILENCE_S:
+            self.say(f"Nothing heard for {SILENCE_S:g} s; connecting again...")
+            self.socket.close()
+            self.open()
+            self.heard_at = self.clock()
+        return text
+
+    def send(self, message: dict[str, Any]) -> bool:
+        """Send `message`; False if the socket was lost (it is open again)."""
+        assert self.socket is not None
+        try:
+            self.socket.send(json.dumps(message))
+        except SocketClosed as closed:
+            self._lost(closed.code)
+            return False
+        return True
+
+    def close(self) -> None:
+        if self.socket is not None:
+            self.socket.close()
+
+    def _lost(self, code: int | None) -> None:
+        """The socket closed before the end: open it again, unless it cannot help."""
+        if code in CLOSED:
+            raise LadderError(CLOSED[code])
+        self.close()
+        self.open(again=True)
+
+
 class TableSession:
     """One game at the table, from the socket's `hello` to its `end`.
 
@@ -274,12 +347,10 @@ class TableSession:
         clock: Callable[[], float] = time.time,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        self.connect = connect
         self.out = out
         self.ask = ask
         self.clock = clock
-        self.sleep = sleep
-        self.socket: Socket | None = None
+        self.line = Line(connect, self.say, clock, sleep)
         self.seat: int | None = None
         self.status: str | None = None
         self.seq = 0
@@ -293,8 +364,6 @@ class TableSession:
         self.resigned = False
         self.told_out = False
         self.hellos = 0
-        self.heard_at = clock()
-        """When the socket last said something (this client's clock)."""
 
     def say(self, *lines: str) -> None:
         for line in lines:
@@ -302,14 +371,14 @@ class TableSession:
         self.out.flush()
 
     def run(self) -> int:
-        self.socket = self._open()
+        self.line.open()
         try:
             while True:
                 try:
                     if self.pending is not None:
                         self._decide(self.pending)
                         continue
-                    text = self._recv()
+                    text = self.line.recv()
                     if text is None:
                         continue
                     ended = self._heard(text)
@@ -325,57 +394,7 @@ class TableSession:
             )
             return 130
         finally:
-            if self.socket is not None:
-                self.socket.close()
-
-    # ------------------------------------------------------------------ the socket
-
-    def _open(self, again: bool = False) -> Socket:
-        """The socket: opened at once, or after a loss (`again`) after a wait, then again
-        after longer ones."""
-        waits = RETRY_S if again else (0.0, *RETRY_S)
-        for wait in waits:
-            if wait:
-                self.say(f"Connection lost; connecting again in {wait:g} s...")
-                self.sleep(wait)
-            try:
-                return self.connect()
-            except SocketClosed:
-                continue
-        raise LadderError("cannot reach the game's socket: try `grass table --resume` later")
-
-    def _recv(self) -> str | None:
-        assert self.socket is not None
-        try:
-            text = self.socket.recv(RECV_TICK_S)
-        except SocketClosed as closed:
-            self._lost(closed.code)
-            return None
-        if text is not None:
-            self.heard_at = self.clock()
-        elif self.clock() - self.heard_at >= SILENCE_S:
-            self.say(f"Nothing heard for {SILENCE_S:g} s; connecting again...")
-            self.socket.close()
-            self.socket = self._open()
-            self.heard_at = self.clock()
-        return text
-
-    def _send(self, message: dict[str, Any]) -> bool:
-        assert self.socket is not None
-        try:
-            self.socket.send(json.dumps(message))
-        except SocketClosed as closed:
-            self._lost(closed.code)
-            return False
-        return True
-
-    def _lost(self, code: int | None) -> None:
-        """The socket closed before the end: open it again, unless it cannot help."""
-        if code in CLOSED:
-            raise LadderError(CLOSED[code])
-        if self.socket is not None:
-            self.socket.close()
-        self.socket = self._open(again=True)
+            self.line.close()
 
     # ------------------------------------------------------------------ what the server says
 
@@ -485,7 +504,7 @@ class TableSession:
 
     def _act(self, request: dict[str, Any], action: str) -> None:
         late = self._seconds_left(request) <= 0
-        if not self._send({"type": "act", "request": request["id"], "action": action}):
+        if not self.line.send({"type": "act", "request": request["id"], "action": action}):
             return  # lost: the table comes again with the request, if it still waits
         self.answered.add(request["id"])
         self.pending = None
@@ -502,7 +521,7 @@ class TableSession:
         )
         if answer.strip().lower() not in ("y", "yes"):
             return False
-        if self._send({"type": "resign"}):
+        if self.line.send({"type": "resign"}):
             self.resigned = True
             self.pending = None
             self.say("Resigned: the bots finish the game without you...")

@@ -309,7 +309,7 @@ def test_the_end_of_standard_input_leaves_without_resigning() -> None:
 def test_resigning_a_game_not_started_yet_cancels_it() -> None:
     table, sent, out = session([[hello("queued"), {"type": "end", "status": "failed"}]], ["yes"])
     # The Ctrl-C comes while it waits for a worker: the first receive is interrupted.
-    script = table.connect
+    script = table.line.connect
     calls = {"n": 0}
 
     def connect() -> Any:
@@ -325,7 +325,7 @@ def test_resigning_a_game_not_started_yet_cancels_it() -> None:
         socket.recv = recv  # type: ignore[method-assign]
         return socket
 
-    table.connect = connect
+    table.line.connect = connect
     assert table.run() == 1
     assert sent == [{"type": "resign"}]
     assert "Waiting for a worker to start the game..." in out.getvalue()
