@@ -318,10 +318,6 @@ class Game:
             self.ruleset, self.variants, self.seed, self.names, self.table.copy()
         )
 
-    def all_cards(self) -> list[Card]:
-        """Every card of this hand's deck, wherever it lies (for accounting checks)."""
-        return self.table.all_cards()
-
     def deals_allowed(self) -> bool:
         """Whether this hand allows negotiation (not learning hand 1)."""
         if self._stage_hand != self.table.hand_no:

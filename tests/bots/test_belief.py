@@ -92,7 +92,7 @@ def test_a_repaired_sample_is_a_whole_playable_deal() -> None:
     for real, view in decisions("modern", 4, range(6)):
         found = belief.limits(view, view["history"])
         game = belief.sample(view, found, rng)
-        assert Counter(game.all_cards()) == Counter(real.all_cards())
+        assert Counter(game.table.all_cards()) == Counter(real.table.all_cards())
         assert [len(s.hand) for s in game.seats] == [len(s.hand) for s in real.seats]
         assert sorted(game.seats[0].hand) == sorted(real.seats[0].hand)
         hand = game.hand_no
@@ -130,7 +130,7 @@ def test_a_pass_round_is_repaired_before_the_earlier_seats_choose_again() -> Non
                 assert 0 not in chosen
                 while game.phase.value == "pass":
                     game.apply(rollout.choose(game))
-                assert Counter(game.all_cards()) == Counter(real.all_cards())
+                assert Counter(game.table.all_cards()) == Counter(real.table.all_cards())
                 seen += 1
             real.apply(rollout.choose(real))
     assert seen >= 5

@@ -50,8 +50,8 @@ def hand_deck(game: Game) -> Counter[object]:
 
 
 def check_invariants(game: Game) -> None:
-    assert Counter(game.all_cards()) == hand_deck(game)
-    assert len(game.all_cards()) + len(game.out_of_play) == game.ruleset.deck_size
+    assert Counter(game.table.all_cards()) == hand_deck(game)
+    assert len(game.table.all_cards()) + len(game.out_of_play) == game.ruleset.deck_size
     if game.phase is not Phase.DRAFT:
         for index, seat in enumerate(game.seats):
             expected = 7 if index == game.active and not game.played else 6
@@ -102,7 +102,7 @@ def test_a_thousand_one_hand_games_conserve_cards() -> None:
             game.apply(actions[rng.randrange(len(actions))])
             step += 1
             if step % 4 == 0 and not game.over:
-                assert Counter(game.all_cards()) == hand_deck(game)
+                assert Counter(game.table.all_cards()) == hand_deck(game)
         assert game.hand_no == 1
 
 

@@ -30,7 +30,7 @@ def test_samples_match_the_observation_and_keep_every_card(ruleset: str, players
                 sample = sample_game(view, random.Random(checked))
                 again = observe(sample, game.to_act)
                 assert {k: again[k] for k in PUBLIC} == {k: view[k] for k in PUBLIC}
-                assert Counter(sample.all_cards()) == Counter(game.all_cards())
+                assert Counter(sample.table.all_cards()) == Counter(game.table.all_cards())
                 # Hidden cards really are re-dealt, not copied from the true game.
                 others = [s.hand for i, s in enumerate(sample.seats) if i != game.to_act]
                 truth = [s.hand for i, s in enumerate(game.seats) if i != game.to_act]
@@ -89,9 +89,9 @@ def test_a_pass_round_is_sampled_after_the_earlier_seats_choose_by_the_policy() 
         assert sample.to_act == me and sample.phase.value == "pass"
         assert sorted(sample.table.passes) == sorted(before)
         assert sample.table.queue == game.table.queue  # the seats after, as in the game
-        assert Counter(sample.all_cards()) == Counter(game.all_cards())
+        assert Counter(sample.table.all_cards()) == Counter(game.table.all_cards())
         # The round resolves in the sample as in a game, every card still there once.
         while sample.phase.value == "pass":
             sample.apply(sample.legal_actions()[0])
-        assert Counter(sample.all_cards()) == Counter(game.all_cards())
+        assert Counter(sample.table.all_cards()) == Counter(game.table.all_cards())
     assert found >= 3
