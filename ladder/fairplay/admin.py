@@ -4,6 +4,8 @@ matches, which shows which way it went and asks before it voids anything."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.db.models import QuerySet
@@ -21,7 +23,7 @@ from ladder.fairplay.selectors import (
     hit_made_by,
     pair_directions,
 )
-from ladder.fairplay.services import pair_void
+from ladder.fairplay.services import circle_void, pair_void
 
 SHOWN = (
     "match",
@@ -139,33 +141,58 @@ class PairWatchAdmin(admin.ModelAdmin):
         description="Void the pair's shared rated matches and disable both bots (asks first)"
     )
     def void(self, request: HttpRequest, queryset: QuerySet[PairWatch]) -> TemplateResponse | None:
-        if request.POST.get("confirm") != "yes":
-            # First which way it went, pair by pair, and a button that voids.
-            pairs = queryset.select_related("low__owner", "high__owner")
-            return TemplateResponse(
-                request,
-                "admin/fairplay/void_confirm.html",
-                {
-                    **self.admin_site.each_context(request),
-                    "title": "Read which way it went before voiding",
-                    "read_first": READ_FIRST,
-                    "pairs": [
-                        (watch, directions_html(pair_directions(watch=watch))) for watch in pairs
-                    ],
-                    "opts": self.model._meta,
-                    "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
-                },
-            )
-        voided = 0
-        for watch_id in queryset.values_list("pk", flat=True):
-            voided += len(pair_void(watch_id=watch_id))
-        self.message_user(
+        pairs = queryset.select_related("low__owner", "high__owner")
+        return void_action(
+            self,
             request,
-            f"Voided {voided} shared rated matches and disabled the bots; the ratings are "
-            "being rebuilt by a task.",
-            messages.SUCCESS,
+            [
+                (
+                    watch.pk,
+                    _heading(watch, f"{watch.low.display_name} & {watch.high.display_name}"),
+                    directions_html(pair_directions(watch=watch)),
+                )
+                for watch in pairs
+            ],
+            pair_void,
         )
-        return None
+
+
+def _heading(watch: PairWatch | CircleWatch, names: str) -> str:
+    return (
+        f"{names}: evidence {watch.evidence:,.0f} after {watch.matches} shared matches, "
+        f"{watch.hits} hits"
+    )
+
+
+def void_action(
+    model_admin: admin.ModelAdmin,
+    request: HttpRequest,
+    items: list[tuple[int, str, SafeString]],
+    void: Callable[..., list[int]],
+) -> TemplateResponse | None:
+    """The Void of either watch: first which way each selected watch's evidence went, with a
+    button that voids; then, confirmed, `void(watch_id=...)` for each."""
+    if request.POST.get("confirm") != "yes":
+        return TemplateResponse(
+            request,
+            "admin/fairplay/void_confirm.html",
+            {
+                **model_admin.admin_site.each_context(request),
+                "title": "Read which way it went before voiding",
+                "read_first": READ_FIRST,
+                "items": items,
+                "opts": model_admin.model._meta,
+                "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+            },
+        )
+    voided = sum(len(void(watch_id=pk)) for pk, _, _ in items)
+    model_admin.message_user(
+        request,
+        f"Voided {voided} shared rated matches and disabled the bots; the ratings are "
+        "being rebuilt by a task.",
+        messages.SUCCESS,
+    )
+    return None
 
 
 class CircleMatchInline(SharedInline):
@@ -212,6 +239,7 @@ class CircleWatchAdmin(admin.ModelAdmin):
         "evidence",
         "flagged_at",
         "flagged",
+        "voided",
     ]
     list_filter = [CircleFlaggedFilter]
     ordering = ["-evidence"]
@@ -224,9 +252,27 @@ class CircleWatchAdmin(admin.ModelAdmin):
         *(f.name for f in CircleWatch._meta.get_fields() if f.concrete),
     ]
     inlines = [CircleMatchInline]
+    actions = ["void"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+    @admin.action(
+        description="Void the circles' shared rated matches and disable the bots that met in "
+        "them (asks first)"
+    )
+    def void(
+        self, request: HttpRequest, queryset: QuerySet[CircleWatch]
+    ) -> TemplateResponse | None:
+        items = [
+            (
+                watch.pk,
+                _heading(watch, f"{self.low_circle(watch)} & {self.high_circle(watch)}"),
+                directions_html(circle_directions(watch=watch)),
+            )
+            for watch in queryset
+        ]
+        return void_action(self, request, items, circle_void)
 
     @admin.display(description="low circle")
     def low_circle(self, watch: CircleWatch) -> str:

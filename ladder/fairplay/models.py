@@ -27,6 +27,8 @@ class Watch(models.Model):
     flagged_at = models.PositiveIntegerField(null=True, blank=True)
     """The shared-match count at which the evidence reached the bar."""
     flagged = models.DateTimeField(null=True, blank=True)
+    voided = models.DateTimeField(null=True, blank=True)
+    """When staff voided the shared rated matches and disabled the bots that met in them."""
     updated = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -38,8 +40,6 @@ class PairWatch(Watch):
 
     low = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="+")
     high = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="+")
-    voided = models.DateTimeField(null=True, blank=True)
-    """When staff voided the pair's shared rated matches and disabled both bots."""
 
     class Meta:
         constraints = [

@@ -33,9 +33,12 @@ def pair_evidence(*, watch_id: int, limit: int = 50) -> QuerySet[PairMatch]:
     return PairMatch.objects.filter(watch_id=watch_id).order_by("-score")[:limit]
 
 
-def circles_flagged() -> QuerySet[CircleWatch]:
+def circles_flagged(*, include_voided: bool = False) -> QuerySet[CircleWatch]:
     """Flagged pairs of seating circles, the strongest evidence first."""
-    return CircleWatch.objects.filter(flagged__isnull=False).order_by("-evidence")
+    circles = CircleWatch.objects.filter(flagged__isnull=False)
+    if not include_voided:
+        circles = circles.filter(voided__isnull=True)
+    return circles.order_by("-evidence")
 
 
 def circle_evidence(*, watch_id: int, limit: int = 50) -> QuerySet[CircleMatch]:

@@ -240,22 +240,37 @@ def pair_void(*, watch_id: int) -> list[int]:
             .values_list("pk", flat=True)
             .distinct()
         )
-        if shared:
-            matches_void(match_ids=shared)
-        now = timezone.now()
-        reason = f"voided for collusion with another bot (fair play pair {watch.pk})"
-        Bot.objects.filter(pk__in=[watch.low_id, watch.high_id]).update(
-            disabled=now, disabled_reason=reason
-        )
-        # Disabled is not for good (a new valid version puts a bot back on the ladder), so the
-        # owners are linked too: whatever they upload next never shares a rated table again.
-        owners = set(
-            Bot.objects.filter(pk__in=[watch.low_id, watch.high_id]).values_list(
-                "owner_id", flat=True
-            )
-        )
-        if len(owners) == 2 and not Seating.objects.filter(user_id__in=owners, house=True).exists():
-            accounts_link(user_ids=owners, reason=f"staff: colluded (fair play pair {watch.pk})")
-        watch.voided = now
-        watch.save(update_fields=["voided", "updated"])
+        _void(watch, shared, {watch.low_id, watch.high_id}, f"fair play pair {watch.pk}")
     return shared
+
+
+def circle_void(*, watch_id: int) -> list[int]:
+    """Void every rated match the two circles shared and disable every bot of theirs that sat
+    at one (the pairs of bots that met: `selectors.circle_bots`), as `pair_void` does for one
+    pair. Returns the voided match ids."""
+    with transaction.atomic():
+        watch = CircleWatch.objects.select_for_update().get(pk=watch_id)
+        rows = CircleMatch.objects.filter(watch=watch, match__rated=True)
+        shared = sorted(set(rows.values_list("match_id", flat=True)))
+        bots = {bot for pair in rows.values_list("low_bot_id", "high_bot_id") for bot in pair}
+        _void(watch, shared, bots, f"fair play circles {watch.pk}")
+    return shared
+
+
+def _void(watch: PairWatch | CircleWatch, shared: list[int], bots: set[int], label: str) -> None:
+    """Void the matches, disable the bots and link their owners (in the caller's transaction):
+    disabled is not for good (a new valid version puts a bot back on the ladder), so the owners
+    are linked too, and whatever they upload next never shares a rated table again. The
+    house's accounts are never linked."""
+    if shared:
+        matches_void(match_ids=shared)
+    now = timezone.now()
+    reason = f"voided for collusion with another bot ({label})"
+    Bot.objects.filter(pk__in=bots).update(disabled=now, disabled_reason=reason)
+    owners = set(Bot.objects.filter(pk__in=bots).values_list("owner_id", flat=True))
+    house = Seating.objects.filter(user_id__in=owners, house=True).values_list("user_id", flat=True)
+    people = owners - set(house)
+    if len(people) >= 2:
+        accounts_link(user_ids=people, reason=f"staff: colluded ({label})")
+    watch.voided = now
+    watch.save(update_fields=["voided", "updated"])

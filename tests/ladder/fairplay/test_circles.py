@@ -16,6 +16,8 @@ import pytest
 from django.core.management import call_command
 
 from ladder.accounts.services import account_house_set, accounts_link
+from ladder.bots.models import Bot
+from ladder.bots.selectors import bot_circles
 from ladder.fairplay.detect import bar, watches
 from ladder.fairplay.models import CircleMatch, CircleWatch, PairWatch
 from ladder.fairplay.services import match_flows_record
@@ -133,6 +135,54 @@ def test_the_admin_shows_the_flagged_circles_and_a_retried_task_adds_nothing(
     again = match_flows_record(match_id=farm.matches[-1].pk)
     assert (again.pairs, again.circles) == (0, 0)
     assert list(CircleWatch.objects.order_by("pk").values_list("matches", "evidence")) == before
+
+
+def test_the_admin_voids_the_circles_matches_and_disables_the_bots_that_met(
+    farm: Farm,
+    admin_client: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    """A flagged pair of circles had no Void (the pairs of its bots are not flagged, so the
+    pair watches' Void could not be used): it asks first, then voids every rated match the
+    circles shared, disables the twenty feeders and the partner, and links the two accounts."""
+    from ladder.ratings import tasks
+
+    sent: list[str] = []
+    monkeypatch.setattr(tasks.rebuild_ratings, "delay", sent.append)
+    fed = circle_of(farm, "ann", "cy")
+    asked = admin_client.post(
+        "/admin/fairplay/circlewatch/", {"action": "void", "_selected_action": [fed.pk]}
+    )
+    assert asked.status_code == 200
+    confirm = asked.content.decode()
+    assert "Read which way it went before voiding" in confirm
+    assert f"after {FEEDERS * SHARED} shared matches" in confirm
+    assert not Bot.objects.filter(disabled__isnull=False).exists()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        done = admin_client.post(
+            "/admin/fairplay/circlewatch/",
+            {"action": "void", "_selected_action": [fed.pk], "confirm": "yes"},
+            follow=True,
+        )
+    assert f"Voided {FEEDERS * SHARED} shared rated matches" in done.content.decode()
+    assert sent == ["modern"]
+    assert not Match.objects.filter(pk__in=[m.pk for m in farm.matches], rated=True).exists()
+    met = {v.bot_id for v in farm.feeders} | {farm.partner.bot_id}
+    assert set(Bot.objects.filter(disabled__isnull=False).values_list("pk", flat=True)) == met
+    fed.refresh_from_db()
+    assert fed.voided is not None
+    circles = bot_circles(bot_ids=[farm.feeders[0].bot_id, farm.partner.bot_id])
+    assert circles[farm.feeders[0].bot_id] == circles[farm.partner.bot_id]
+    honest = bot_circles(bot_ids=[v.bot_id for v in farm.honest])
+    assert len(set(honest.values())) == 2  # the honest accounts are left apart
+    # The command lists it no more, unless asked for the voided too.
+    out = StringIO()
+    call_command("collusion", stdout=out)
+    assert "No pair of seating circles is flagged." in out.getvalue()
+    call_command("collusion", "--all", stdout=out)
+    assert f"(voided {fed.voided:%Y-%m-%d}, circle pair {fed.pk})" in out.getvalue()
 
 
 def test_a_circle_holding_two_seats_takes_no_part(

@@ -28,7 +28,7 @@ class Command(BaseCommand):
     help = "List the pairs of bots and of seating circles flagged for collusion, with evidence."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--all", action="store_true", help="voided pairs too")
+        parser.add_argument("--all", action="store_true", help="voided pairs and circles too")
         parser.add_argument("--matches", type=int, default=0, help="the N most telling matches")
         parser.add_argument(
             "--sources",
@@ -47,7 +47,7 @@ class Command(BaseCommand):
             if not alike:
                 self.stdout.write("No two owners' bots have nearly the same source.")
         self._pairs(options["all"], options["matches"])
-        self._circles(options["matches"])
+        self._circles(options["all"], options["matches"])
 
     @staticmethod
     def _made_by(row: PairMatch | CircleMatch, low: str, high: str) -> str:
@@ -88,13 +88,14 @@ class Command(BaseCommand):
                     f"{self._made_by(row, low, high)}"
                 )
 
-    def _circles(self, matches: int) -> None:
-        circles = list(circles_flagged())
+    def _circles(self, include_voided: bool, matches: int) -> None:
+        circles = list(circles_flagged(include_voided=include_voided))
         if not circles:
             self.stdout.write("No pair of seating circles is flagged.")
         for watch in circles:
+            state = f"voided {watch.voided:%Y-%m-%d}" if watch.voided else "flagged"
             self.stdout.write(
-                f"circles {circle_name(watch.low)} & {circle_name(watch.high)} (flagged, circle "
+                f"circles {circle_name(watch.low)} & {circle_name(watch.high)} ({state}, circle "
                 f"pair {watch.pk}): {self._summary(watch)}"
             )
             met = circle_bots(watch_id=watch.pk)
