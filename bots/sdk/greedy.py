@@ -6,11 +6,11 @@ have peddles to give, puts heat on the leader, swaps up, and otherwise discards 
 useful card. It never proposes deals, and accepts one only when what it gets is worth more than
 what it gives (`answer`).
 
-`choose(view)` needs only `legal` (or `moves`, the same as records), `phase`, `seat`, `seats`
-(each with `market_open`, `heat`, `unprotected`, `protected`) and `totals`, so it runs on an SDK
-`Observation` and, for fast simulations (rollouts), directly on an engine `Game`
-(`bots.sdk.rollout`). It reads moves as records (`engine.moves.Move`: kind, card, target...),
-never their words; this is the only copy of the policy.
+`choose(view)` needs only `legal`, `phase`, `seat`, `seats` (each with `market_open`, `heat`,
+`unprotected`, `protected`) and `totals`, so it runs on an SDK `Observation` and, for fast
+simulations (rollouts), directly on an engine `Game` (`bots.sdk.rollout`). It reads each legal
+text once as a record (`engine.moves.Move`: kind, card, target...) and keeps what it does with
+it (`_SLOTS`), never splitting words; this is the only copy of the policy.
 """
 
 from __future__ import annotations
